@@ -1,0 +1,33 @@
+// Slurm hostlist expressions: "cn[001-128],gpu[01-08]", "r[1-2]n[01-04]".
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ibsetup {
+
+// A malformed hostlist; offset() is the 0-based position of the problem in the expression.
+class HostlistError : public std::runtime_error {
+public:
+  HostlistError(size_t offset, const std::string& message)
+      : std::runtime_error(message), m_offset(offset)
+  {
+  }
+  size_t offset() const { return m_offset; }
+
+private:
+  size_t m_offset;
+};
+
+// Expands a hostlist into host names, in the order written. Numeric ranges keep the width of
+// their lower bound ("[01-10]" gives 01 ... 10). Throws HostlistError when the expression is
+// malformed or expands to more than max_hosts names.
+std::vector<std::string> expand_hostlist(std::string_view expression, size_t max_hosts = 1000000);
+
+// True when name is a valid host name as used in hostlists (letters, digits, '-', '_', '.').
+bool is_valid_hostname(std::string_view name);
+
+}  // namespace ibsetup

@@ -1,0 +1,180 @@
+// The cluster profile: the YAML model (one file for the whole cluster), its loading and
+// validation, and its resolution into one node's desired state.
+#pragma once
+
+#include <ibsetup/address.hpp>
+#include <ibsetup/diagnostics.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ibsetup::profile {
+
+enum class Mode { datagram, connected };
+enum class LinkType { ib, eth, vpi };
+enum class Backend { automatic, networkmanager, netlink };
+enum class PortState { down, init, armed, active, active_defer };
+
+const char* to_string(Mode mode);
+const char* to_string(LinkType type);
+const char* to_string(Backend backend);
+const char* to_string(PortState state);
+
+// Largest IPoIB MTU in datagram mode (4K IB MTU - 4) and in connected mode.
+constexpr int k_datagram_mtu_max = 4092;
+constexpr int k_connected_mtu_max = 65520;
+constexpr int k_mtu_min = 68;
+constexpr int k_ifname_max = 15;  // IFNAMSIZ - 1
+
+// A value from the profile with where it was written.
+template <class T>
+struct Setting {
+  std::optional<T> value;
+  Mark mark;
+
+  explicit operator bool() const { return value.has_value(); }
+  const T& operator*() const { return *value; }
+  const T* operator->() const { return &*value; }
+};
+
+struct PortSpec {
+  Mark mark;
+  int port = 0;
+  Setting<LinkType> link_type;
+  Setting<double> rate;  // minimum Gb/s
+  Setting<PortState> state;
+};
+
+struct HcaSpec {
+  Mark mark;
+  std::string path;             // nodes[0].hcas[1]
+  Setting<std::string> device;  // mlx5_0
+  Setting<std::string> pci;     // 0000:3b:00.0 (normalised with domain)
+  Setting<LinkType> link_type;
+  Setting<std::string> firmware_min;
+  Setting<int> pcie_width;
+  Setting<double> pcie_speed;  // GT/s
+  std::vector<PortSpec> ports;
+};
+
+// One interface as written: in a group, or as a per-host override (only the fields given).
+struct InterfaceSpec {
+  Mark mark;
+  std::string path;  // nodes[0].interfaces[1] or hosts.cn017.interfaces.ib0
+  Setting<std::string> name;
+  Setting<std::string> device;
+  Setting<int> port;
+  Setting<std::string> parent;
+  Setting<uint16_t> pkey;  // with the full-membership bit 0x8000 set
+  Setting<Mode> mode;
+  Setting<int> mtu;
+  Setting<Backend> backend;
+  Setting<IpPrefix> ipv4;  // a pool in a group, an address in a host override
+  Setting<IpPrefix> ipv6;
+  Setting<uint64_t> ipv4_offset;
+  Setting<uint64_t> ipv6_offset;
+  bool broken = false;  // name, parent or pkey was written but invalid (already reported)
+};
+
+struct Defaults {
+  Setting<Mode> mode;
+  Setting<int> mtu;
+  Setting<Backend> backend;
+};
+
+struct Group {
+  Mark mark;
+  std::string path;  // nodes[0]
+  Setting<std::string> hosts_expression;
+  int hosts_quote = 0;             // 1 when the hostlist was quoted (for error columns)
+  std::vector<std::string> hosts;  // expanded, in order
+  std::vector<HcaSpec> hcas;
+  std::vector<InterfaceSpec> interfaces;
+  std::vector<Setting<std::string>> peers;
+};
+
+struct HostOverride {
+  Mark mark;
+  std::string host;
+  std::map<std::string, InterfaceSpec> interfaces;  // by interface name
+};
+
+struct Profile {
+  std::string file;
+  int version = 0;
+  Defaults defaults;
+  std::vector<Group> groups;
+  std::map<std::string, HostOverride> overrides;
+  std::map<std::string, size_t> group_of_host;  // host -> index into groups
+  std::vector<Diagnostic> warnings;
+};
+
+// One interface of one node, with defaults, group and host override merged.
+struct ResolvedInterface {
+  std::string name;
+  std::string path;  // where it was declared
+  Mark mark;
+  std::optional<std::string> parent;
+  std::optional<uint16_t> pkey;
+  std::optional<Mode> mode;  // nullopt: leave the kernel's mode alone
+  std::optional<int> mtu;    // nullopt: the largest the mode and port allow
+  Backend backend = Backend::automatic;
+  std::optional<std::string> device;
+  std::optional<int> port;
+  std::optional<IpPrefix> ipv4;
+  std::optional<IpPrefix> ipv6;
+};
+
+struct ResolvedPeer {
+  std::string host;
+  // The peer's addresses on the interfaces this node also has, by interface name.
+  std::vector<std::pair<std::string, IpPrefix>> addresses;
+};
+
+// The desired state of one node.
+struct ResolvedNode {
+  std::string host;
+  size_t group = 0;
+  std::string group_hosts;  // the group's hostlist expression
+  size_t position = 0;      // 1-based position in the group's host list
+  std::vector<HcaSpec> hcas;
+  std::vector<ResolvedInterface> interfaces;
+  std::vector<ResolvedPeer> peers;
+};
+
+// Loading limits; the defaults are far above any real cluster profile.
+struct Limits {
+  size_t max_bytes = 64U << 20U;
+  int max_depth = 64;
+  size_t max_alias_expansion = 1000000;
+  size_t max_hosts = 1000000;
+};
+
+// Reads, parses and validates a profile file. Throws DiagnosticError listing every problem
+// (file:line:column: path: message); warnings are kept in Profile::warnings.
+Profile load_profile(const std::string& path, const Limits& limits = {});
+
+// The same for a profile held in memory; file_name is used in messages.
+Profile load_profile_text(const std::string& text, const std::string& file_name,
+                          const Limits& limits = {});
+
+// The desired state of host. Throws InputError when the host is not in the profile.
+ResolvedNode resolve_node(const Profile& profile, const std::string& host);
+
+// The node name to use when none is given: the short host name of this machine.
+std::string default_node_name();
+
+}  // namespace ibsetup::profile
+
+namespace ibsetup::profile {
+
+// The resolved node as the documented `show --json` object.
+std::string node_to_json(const ResolvedNode& node);
+
+// The resolved node as aligned text for people.
+std::string node_to_text(const ResolvedNode& node);
+
+}  // namespace ibsetup::profile

@@ -1,0 +1,45 @@
+#!/bin/bash
+# Installs what ibsetup needs to build and test, from the distribution's packages only.
+# Works as root, or as a user with sudo. Debian 12 and Rocky Linux 8/9.
+set -euo pipefail
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO="sudo"
+fi
+
+debian_packages=(
+  build-essential cmake ninja-build pkg-config
+  libyaml-cpp-dev libcli11-dev libgtest-dev libgmock-dev
+  clang-format
+)
+rocky_packages=(
+  gcc-c++ cmake ninja-build pkgconf-pkg-config
+  yaml-cpp-devel cli11-devel gtest-devel gmock-devel
+  clang-tools-extra
+)
+
+missing_debian() {
+  local p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+  done
+}
+
+if command -v apt-get >/dev/null 2>&1; then
+  mapfile -t need < <(missing_debian "${debian_packages[@]}")
+  if [ "${#need[@]}" -gt 0 ]; then
+    echo "deps: installing ${need[*]}"
+    $SUDO apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need[@]}"
+  fi
+elif command -v dnf >/dev/null 2>&1; then
+  # yaml-cpp-devel, cli11-devel and gtest-devel live in EPEL and PowerTools/CRB.
+  $SUDO dnf install -y -q epel-release dnf-plugins-core
+  $SUDO dnf config-manager --set-enabled powertools 2>/dev/null ||
+    $SUDO dnf config-manager --set-enabled crb
+  $SUDO dnf install -y -q "${rocky_packages[@]}"
+else
+  echo "deps: neither apt-get nor dnf found; install by hand: ${debian_packages[*]}" >&2
+  exit 1
+fi

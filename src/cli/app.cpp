@@ -1,0 +1,73 @@
+#include "cli/app.hpp"
+
+#include "cli/commands.hpp"
+
+#include <ibsetup/error.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+namespace ibsetup::cli {
+
+void print_error(const std::string& message)
+{
+  std::cerr << "ibsetup: error: " << message << '\n';
+}
+
+void print_warning(const std::string& message)
+{
+  std::cerr << "ibsetup: warning: " << message << '\n';
+}
+
+namespace {
+
+const char* const k_footer = R"(Exit codes:
+  0  success
+  1  internal error (a bug in ibsetup; please report it)
+  2  usage error (bad command line)
+  3  invalid input (the profile or another input file; every problem is listed)
+  4  environment problem (missing file, permission or program on this host)
+  5  a check failed
+
+See ibsetup(8) and ibsetup-profile(5).)";
+
+}  // namespace
+
+int run(int argc, char** argv)
+{
+  CLI::App app{"ibsetup: configure IP over InfiniBand on HPC nodes from one cluster profile",
+               "ibsetup"};
+  app.footer(k_footer);
+  app.require_subcommand(0, 1);
+  bool version = false;
+  app.add_flag("--version", version, "Print the version and exit");
+
+  ProfileCommands profile_cmds(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
+  }
+  if (version) {
+    std::cout << "ibsetup " << IBSETUP_VERSION << '\n';
+    return 0;
+  }
+  try {
+    if (app.get_subcommands().empty()) {
+      std::cerr << app.help();
+      return static_cast<int>(ExitCode::usage);
+    }
+    return profile_cmds.run();
+  } catch (const Error& e) {
+    print_error(e.what());
+    return static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    print_error(std::string("internal error: ") + e.what());
+    return static_cast<int>(ExitCode::internal);
+  }
+}
+
+}  // namespace ibsetup::cli

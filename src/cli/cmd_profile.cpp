@@ -1,0 +1,136 @@
+#include "cli/app.hpp"
+#include "cli/commands.hpp"
+
+#include <ibsetup/json.hpp>
+#include <ibsetup/profile.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <set>
+
+namespace ibsetup::cli {
+
+namespace {
+
+void diagnostics_json(JsonWriter& j, const std::vector<Diagnostic>& items, Severity severity)
+{
+  j.begin_array();
+  for (const auto& d : items) {
+    if (d.severity != severity) {
+      continue;
+    }
+    j.begin_object();
+    j.key("file").value(d.file);
+    j.key("line").value(d.mark.line);
+    j.key("column").value(d.mark.column);
+    j.key("path").value(d.path);
+    j.key("message").value(d.message);
+    j.key("text").value(d.format());
+    j.end_object();
+  }
+  j.end_array();
+}
+
+void print_warnings(const profile::Profile& p, bool quiet)
+{
+  if (quiet) {
+    return;
+  }
+  for (const auto& w : p.warnings) {
+    std::cerr << w.format() << '\n';
+  }
+}
+
+}  // namespace
+
+ProfileCommands::ProfileCommands(CLI::App& app)
+{
+  m_validate = app.add_subcommand("validate", "Check a cluster profile; report every problem");
+  m_validate->add_option("file", m_file, "Cluster profile (YAML)")->required();
+  m_validate->add_flag("--json", m_json, "Print the result as JSON");
+  m_validate->add_flag("-q,--quiet", m_quiet, "Print nothing but errors");
+
+  m_show = app.add_subcommand("show", "Print one node's resolved desired state");
+  m_show->add_option("file", m_file, "Cluster profile (YAML)")->required();
+  m_show->add_option("--node", m_node, "Node to resolve (default: this host's short name)");
+  m_show->add_flag("--json", m_json, "Print the node as JSON");
+  m_show->add_flag("-q,--quiet", m_quiet, "Do not print warnings");
+}
+
+int ProfileCommands::run()
+{
+  if (*m_validate) {
+    return validate();
+  }
+  if (*m_show) {
+    return show();
+  }
+  return -1;
+}
+
+int ProfileCommands::validate()
+{
+  std::vector<Diagnostic> diags;
+  bool ok = true;
+  size_t groups = 0;
+  size_t hosts = 0;
+  size_t interfaces = 0;
+  try {
+    const auto p = profile::load_profile(m_file);
+    diags = p.warnings;
+    groups = p.groups.size();
+    hosts = p.group_of_host.size();
+    for (const auto& g : p.groups) {
+      interfaces += g.hosts.size() * g.interfaces.size();
+    }
+    if (!m_json) {
+      print_warnings(p, m_quiet);
+    }
+  } catch (const DiagnosticError& e) {
+    if (!m_json) {
+      throw;
+    }
+    diags = e.diagnostics().all();
+    ok = false;
+  } catch (const InputError& e) {
+    if (!m_json) {
+      throw;
+    }
+    diags.push_back({Severity::error, m_file, {}, "", e.what()});
+    ok = false;
+  }
+  if (m_json) {
+    JsonWriter j;
+    j.begin_object();
+    j.key("file").value(m_file);
+    j.key("ok").value(ok);
+    j.key("groups").value(static_cast<uint64_t>(groups));
+    j.key("hosts").value(static_cast<uint64_t>(hosts));
+    j.key("interfaces").value(static_cast<uint64_t>(interfaces));
+    j.key("errors");
+    diagnostics_json(j, diags, Severity::error);
+    j.key("warnings");
+    diagnostics_json(j, diags, Severity::warning);
+    j.end_object();
+    std::cout << j.str() << '\n';
+    return ok ? 0 : static_cast<int>(ExitCode::bad_input);
+  }
+  if (!m_quiet) {
+    std::cout << m_file << ": ok: " << groups << (groups == 1 ? " group, " : " groups, ") << hosts
+              << (hosts == 1 ? " host, " : " hosts, ") << interfaces << " interfaces\n";
+  }
+  return 0;
+}
+
+int ProfileCommands::show()
+{
+  const auto p = profile::load_profile(m_file);
+  print_warnings(p, m_quiet || m_json);
+  const std::string node = m_node.empty() ? profile::default_node_name() : m_node;
+  const auto resolved = profile::resolve_node(p, node);
+  std::cout << (m_json ? profile::node_to_json(resolved) : profile::node_to_text(resolved));
+  return 0;
+}
+
+}  // namespace ibsetup::cli

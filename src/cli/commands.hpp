@@ -1,0 +1,32 @@
+// Subcommands, grouped by pipeline stage. Each group registers its options in its constructor
+// and runs whichever of its subcommands was parsed.
+#pragma once
+
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace ibsetup::cli {
+
+// validate, show
+class ProfileCommands {
+public:
+  explicit ProfileCommands(CLI::App& app);
+  // Runs the parsed subcommand of this group; returns its exit code, or -1 if none parsed.
+  int run();
+
+private:
+  int validate();
+  int show();
+
+  CLI::App* m_validate = nullptr;
+  CLI::App* m_show = nullptr;
+  std::string m_file;
+  std::string m_node;
+  bool m_json = false;
+  bool m_quiet = false;
+};
+
+}  // namespace ibsetup::cli

@@ -1,0 +1,149 @@
+#include <ibsetup/json.hpp>
+
+#include "common/strings.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace ibsetup {
+
+std::string json_quote(std::string_view s)
+{
+  std::string out;
+  out.reserve(s.size() + 2);
+  out += '"';
+  for (char c : s) {
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    default:
+      if (static_cast<unsigned char>(c) < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+        out += buf;
+      } else {
+        out += c;
+      }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+void JsonWriter::separate()
+{
+  if (m_after_key) {
+    m_after_key = false;
+    return;
+  }
+  if (!m_first.empty()) {
+    if (!m_first.back()) {
+      m_out += ',';
+    }
+    m_first.back() = false;
+  }
+}
+
+JsonWriter& JsonWriter::begin_object()
+{
+  separate();
+  m_out += '{';
+  m_first.push_back(true);
+  return *this;
+}
+
+JsonWriter& JsonWriter::end_object()
+{
+  m_out += '}';
+  m_first.pop_back();
+  return *this;
+}
+
+JsonWriter& JsonWriter::begin_array()
+{
+  separate();
+  m_out += '[';
+  m_first.push_back(true);
+  return *this;
+}
+
+JsonWriter& JsonWriter::end_array()
+{
+  m_out += ']';
+  m_first.pop_back();
+  return *this;
+}
+
+JsonWriter& JsonWriter::key(std::string_view name)
+{
+  separate();
+  m_out += json_quote(name);
+  m_out += ':';
+  m_after_key = true;
+  return *this;
+}
+
+JsonWriter& JsonWriter::value(std::string_view s)
+{
+  separate();
+  m_out += json_quote(s);
+  return *this;
+}
+
+JsonWriter& JsonWriter::value(bool b)
+{
+  separate();
+  m_out += b ? "true" : "false";
+  return *this;
+}
+
+JsonWriter& JsonWriter::value(int64_t n)
+{
+  separate();
+  m_out += std::to_string(n);
+  return *this;
+}
+
+JsonWriter& JsonWriter::value(uint64_t n)
+{
+  separate();
+  m_out += std::to_string(n);
+  return *this;
+}
+
+JsonWriter& JsonWriter::value(double d)
+{
+  separate();
+  if (!std::isfinite(d)) {
+    m_out += "null";
+  } else if (std::floor(d) == d && std::fabs(d) < 1e15) {
+    m_out += std::to_string(static_cast<long long>(d)) + ".0";
+  } else {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", d);
+    m_out += buf;
+  }
+  return *this;
+}
+
+JsonWriter& JsonWriter::null()
+{
+  separate();
+  m_out += "null";
+  return *this;
+}
+
+}  // namespace ibsetup

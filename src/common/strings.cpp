@@ -1,0 +1,144 @@
+#include "common/strings.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace ibsetup::util {
+
+std::string_view trim(std::string_view s)
+{
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+std::string to_lower(std::string_view s)
+{
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::optional<uint64_t> parse_unsigned(std::string_view s)
+{
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    s.remove_prefix(2);
+    base = 16;
+  }
+  if (s.empty() || s.front() == '+' || s.front() == '-') {
+    return std::nullopt;
+  }
+  uint64_t value = 0;
+  const auto* end = s.data() + s.size();
+  auto res = std::from_chars(s.data(), end, value, base);
+  if (res.ec != std::errc() || res.ptr != end) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<double> parse_decimal(std::string_view s)
+{
+  // std::from_chars for double needs GCC 11; parse by hand to stay within GCC 8.
+  if (s.empty()) {
+    return std::nullopt;
+  }
+  const auto dot = s.find('.');
+  const auto int_part = s.substr(0, dot);
+  const auto frac_part = dot == std::string_view::npos ? std::string_view{} : s.substr(dot + 1);
+  if (int_part.empty() && frac_part.empty()) {
+    return std::nullopt;
+  }
+  double value = 0;
+  for (char c : int_part) {
+    if (c < '0' || c > '9') {
+      return std::nullopt;
+    }
+    value = value * 10 + (c - '0');
+  }
+  if (dot != std::string_view::npos && frac_part.empty()) {
+    return std::nullopt;
+  }
+  double scale = 0.1;
+  for (char c : frac_part) {
+    if (c < '0' || c > '9') {
+      return std::nullopt;
+    }
+    value += (c - '0') * scale;
+    scale /= 10;
+  }
+  return value;
+}
+
+std::string hex16(uint16_t value)
+{
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "0x%04x", value);
+  return buf;
+}
+
+std::string format_number(double value)
+{
+  if (std::floor(value) == value && std::fabs(value) < 1e15) {
+    return std::to_string(static_cast<long long>(value));
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", value);
+  return buf;
+}
+
+size_t edit_distance(std::string_view a, std::string_view b)
+{
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) {
+    row[j] = j;
+  }
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates)
+{
+  std::string best;
+  size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
+  const std::string lower = to_lower(word);
+  for (const auto& c : candidates) {
+    const size_t d = edit_distance(lower, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string join_alternatives(const std::vector<std::string>& items, const char* last)
+{
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) {
+      out += i + 1 == items.size() ? last : ", ";
+    }
+    out += items[i];
+  }
+  return out;
+}
+
+}  // namespace ibsetup::util

@@ -1,0 +1,36 @@
+// Small string helpers shared across the library.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ibsetup::util {
+
+std::string_view trim(std::string_view s);
+std::string to_lower(std::string_view s);
+
+// Parses a whole string as an unsigned integer, decimal or 0x-prefixed hex.
+std::optional<uint64_t> parse_unsigned(std::string_view s);
+
+// Parses a whole string as a decimal number (integer or fraction, no exponent).
+std::optional<double> parse_decimal(std::string_view s);
+
+// "0x%04x"
+std::string hex16(uint16_t value);
+
+// Formats a number without trailing zeros: 2.5 -> "2.5", 200 -> "200".
+std::string format_number(double value);
+
+// Levenshtein edit distance, used for did-you-mean suggestions.
+size_t edit_distance(std::string_view a, std::string_view b);
+
+// The candidate closest to word when it is close enough to be a likely typo, else "".
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
+
+// "a, b or c"
+std::string join_alternatives(const std::vector<std::string>& items, const char* last = " or ");
+
+}  // namespace ibsetup::util

@@ -1,0 +1,420 @@
+#include "profile/reader.hpp"
+
+#include "common/strings.hpp"
+#include "profile/reader_fields.hpp"
+
+#include <cmath>
+
+namespace ibsetup::profile::detail {
+
+namespace {
+
+const EnumNames<Mode> k_modes = {{"datagram", Mode::datagram}, {"connected", Mode::connected}};
+const EnumNames<LinkType> k_link_types = {
+    {"ib", LinkType::ib}, {"eth", LinkType::eth}, {"vpi", LinkType::vpi}};
+const EnumNames<Backend> k_backends = {{"auto", Backend::automatic},
+                                       {"networkmanager", Backend::networkmanager},
+                                       {"netlink", Backend::netlink}};
+const EnumNames<PortState> k_states = {{"down", PortState::down},
+                                       {"init", PortState::init},
+                                       {"armed", PortState::armed},
+                                       {"active", PortState::active},
+                                       {"active_defer", PortState::active_defer}};
+
+// Rates the kernel reports for an IB port (enum ib_rate), in Gb/s.
+const double k_rates[] = {2.5, 5,   10,  14,  20,  25,  30,  40,  50,  56,  60,
+                          80,  100, 112, 120, 168, 200, 300, 400, 600, 800, 1200};
+const int k_pcie_widths[] = {1, 2, 4, 8, 12, 16, 32};
+const double k_pcie_speeds[] = {2.5, 5, 8, 16, 32, 64};
+
+template <class T, size_t N>
+std::string list_values(const T (&values)[N])
+{
+  std::vector<std::string> words;
+  for (const auto v : values) {
+    words.push_back(util::format_number(static_cast<double>(v)));
+  }
+  return util::join_alternatives(words);
+}
+
+template <class T, size_t N>
+bool one_of(const T (&values)[N], double v)
+{
+  for (const auto x : values) {
+    if (std::fabs(static_cast<double>(x) - v) < 1e-9) {
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* const k_interface_keys[] = {"name", "device", "port",        "parent",
+                                        "pkey", "mode",   "mtu",         "backend",
+                                        "ipv4", "ipv6",   "ipv4_offset", "ipv6_offset"};
+
+std::vector<std::string> interface_keys(bool override)
+{
+  std::vector<std::string> keys;
+  for (const char* k : k_interface_keys) {
+    const std::string key = k;
+    if (!override || (key != "name" && key != "parent" && key != "pkey")) {
+      keys.push_back(key);
+    }
+  }
+  return keys;
+}
+
+Setting<uint16_t> read_pkey(const Entry& e, Diagnostics& diags)
+{
+  const auto text = read_string(e, diags);
+  if (!text) {
+    return {};
+  }
+  const auto value = util::parse_unsigned(util::trim(*text));
+  if (!value || *value > 0xffff) {
+    diags.error(e.value_mark, e.path,
+                "'" + *text + "' is not a P_Key: expected a 16-bit number such as 0x8001");
+    return {};
+  }
+  const auto pkey = static_cast<uint16_t>(*value);
+  if ((pkey & 0x7fffU) == 0) {
+    diags.error(e.value_mark, e.path,
+                util::hex16(pkey) + " is not a usable P_Key (0x0000 and 0x8000 are invalid; " +
+                    "partition numbers run from 0x0001 to 0x7fff)");
+    return {};
+  }
+  if (pkey == 0xffff || pkey == 0x7fff) {
+    diags.error(e.value_mark, e.path,
+                util::hex16(pkey) + " is the default partition, which the base interface " +
+                    "already uses; a pkey child needs another partition");
+    return {};
+  }
+  if ((pkey & 0x8000U) == 0) {
+    const auto full = static_cast<uint16_t>(pkey | 0x8000U);
+    diags.warning(e.value_mark, e.path,
+                  "P_Key " + util::hex16(pkey) + " lacks the full-membership bit 0x8000; using " +
+                      util::hex16(full) + " as the kernel does");
+    return {full, e.value_mark};
+  }
+  return {pkey, e.value_mark};
+}
+
+Setting<std::string> read_ifname(const Entry& e, Diagnostics& diags)
+{
+  auto name = read_string(e, diags);
+  if (!name) {
+    return {};
+  }
+  const auto problem = interface_name_problem(*name);
+  if (!problem.empty()) {
+    diags.error(e.value_mark, e.path, problem);
+    return {};
+  }
+  return name;
+}
+
+void read_interface(const Entry& item, bool override, InterfaceSpec& spec, Diagnostics& diags)
+{
+  spec.mark = item.value_mark;
+  spec.path = item.path;
+  MapReader m(item.value, item.path, item.value_mark, diags, interface_keys(override));
+  if (const auto* e = m.get("name")) {
+    spec.name = read_ifname(*e, diags);
+    spec.broken = spec.broken || !spec.name;
+  }
+  if (const auto* e = m.get("device")) {
+    spec.device = read_string(*e, diags);
+  }
+  if (const auto* e = m.get("port")) {
+    spec.port = read_int(*e, 1, 255, diags);
+  }
+  if (const auto* e = m.get("parent")) {
+    spec.parent = read_ifname(*e, diags);
+    spec.broken = spec.broken || !spec.parent;
+  }
+  if (const auto* e = m.get("pkey")) {
+    spec.pkey = read_pkey(*e, diags);
+    spec.broken = spec.broken || !spec.pkey;
+  }
+  if (const auto* e = m.get("mode")) {
+    spec.mode = read_enum(*e, k_modes, diags);
+  }
+  if (const auto* e = m.get("mtu")) {
+    spec.mtu = read_int(*e, k_mtu_min, k_connected_mtu_max, diags);
+  }
+  if (const auto* e = m.get("backend")) {
+    spec.backend = read_enum(*e, k_backends, diags);
+  }
+  if (const auto* e = m.get("ipv4")) {
+    spec.ipv4 = read_prefix(*e, Family::ipv4, diags);
+  }
+  if (const auto* e = m.get("ipv6")) {
+    spec.ipv6 = read_prefix(*e, Family::ipv6, diags);
+  }
+  if (const auto* e = m.get("ipv4_offset")) {
+    spec.ipv4_offset = read_u64(*e, diags);
+  }
+  if (const auto* e = m.get("ipv6_offset")) {
+    spec.ipv6_offset = read_u64(*e, diags);
+  }
+}
+
+bool valid_pci(std::string& text)
+{
+  // dddd:bb:dd.f, or bb:dd.f with domain 0000 implied.
+  if (text.size() == 7) {
+    text = "0000:" + text;
+  }
+  if (text.size() != 12) {
+    return false;
+  }
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool sep = i == 4 || i == 7 || i == 10;
+    if (sep && c != (i == 10 ? '.' : ':')) {
+      return false;
+    }
+    if (!sep && std::isxdigit(static_cast<unsigned char>(c)) == 0) {
+      return false;
+    }
+  }
+  text = util::to_lower(text);
+  return text[11] <= '7';
+}
+
+bool valid_version(const std::string& text)
+{
+  if (text.empty() || text.front() == '.' || text.back() == '.') {
+    return false;
+  }
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (!(c >= '0' && c <= '9') && !(c == '.' && text[i - 1] != '.')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void read_port(const Entry& item, PortSpec& port, Diagnostics& diags)
+{
+  port.mark = item.value_mark;
+  MapReader m(item.value, item.path, item.value_mark, diags,
+              {"port", "link_type", "rate", "state"});
+  if (const auto* e = m.get("port")) {
+    if (auto p = read_int(*e, 1, 255, diags)) {
+      port.port = *p;
+    }
+  } else if (m.is_map()) {
+    diags.error(item.value_mark, item.path, "missing required key 'port' (the port number)");
+  }
+  if (const auto* e = m.get("link_type")) {
+    port.link_type = read_enum(*e, k_link_types, diags);
+  }
+  if (const auto* e = m.get("rate")) {
+    port.rate = read_number(*e, diags);
+    if (port.rate && !one_of(k_rates, *port.rate)) {
+      diags.error(e->value_mark, e->path,
+                  util::format_number(*port.rate) + " is not an InfiniBand rate in Gb/s (" +
+                      list_values(k_rates) + ")");
+      port.rate = {};
+    }
+  }
+  if (const auto* e = m.get("state")) {
+    port.state = read_enum(*e, k_states, diags);
+  }
+}
+
+void read_hca(const Entry& item, HcaSpec& hca, Diagnostics& diags)
+{
+  hca.mark = item.value_mark;
+  hca.path = item.path;
+  MapReader m(item.value, item.path, item.value_mark, diags,
+              {"device", "pci", "link_type", "firmware", "pcie", "ports"});
+  if (const auto* e = m.get("device")) {
+    hca.device = read_string(*e, diags);
+  }
+  if (const auto* e = m.get("pci")) {
+    if (auto pci = read_string(*e, diags)) {
+      std::string text(util::trim(*pci));
+      if (valid_pci(text)) {
+        hca.pci = {text, pci.mark};
+      } else {
+        diags.error(e->value_mark, e->path,
+                    "'" + *pci + "' is not a PCI address (expected e.g. 0000:3b:00.0)");
+      }
+    }
+  }
+  if (m.is_map() && !m.get("device") && !m.get("pci")) {
+    diags.error(item.value_mark, item.path,
+                "an HCA needs 'device' (e.g. mlx5_0) or 'pci' (e.g. 0000:3b:00.0)");
+  }
+  if (const auto* e = m.get("link_type")) {
+    hca.link_type = read_enum(*e, k_link_types, diags);
+  }
+  if (const auto* e = m.get("firmware")) {
+    MapReader fw(e->value, e->path, e->value_mark, diags, {"min"});
+    if (const auto* min = fw.get("min")) {
+      auto v = read_string(*min, diags);
+      if (v && !valid_version(*v)) {
+        diags.error(min->value_mark, min->path,
+                    "'" + *v + "' is not a firmware version (expected e.g. 20.31.1014)");
+      } else {
+        hca.firmware_min = v;
+      }
+    }
+  }
+  if (const auto* e = m.get("pcie")) {
+    MapReader pcie(e->value, e->path, e->value_mark, diags, {"width", "speed"});
+    if (const auto* w = pcie.get("width")) {
+      hca.pcie_width = read_int(*w, 1, 32, diags);
+      if (hca.pcie_width && !one_of(k_pcie_widths, *hca.pcie_width)) {
+        diags.error(w->value_mark, w->path,
+                    "x" + std::to_string(*hca.pcie_width) + " is not a PCIe link width (" +
+                        list_values(k_pcie_widths) + ")");
+        hca.pcie_width = {};
+      }
+    }
+    if (const auto* s = pcie.get("speed")) {
+      hca.pcie_speed = read_number(*s, diags);
+      if (hca.pcie_speed && !one_of(k_pcie_speeds, *hca.pcie_speed)) {
+        diags.error(s->value_mark, s->path,
+                    util::format_number(*hca.pcie_speed) + " is not a PCIe speed in GT/s (" +
+                        list_values(k_pcie_speeds) + ")");
+        hca.pcie_speed = {};
+      }
+    }
+  }
+  if (const auto* e = m.get("ports")) {
+    for (const auto& p : read_list(*e, diags)) {
+      read_port(p, hca.ports.emplace_back(), diags);
+    }
+  }
+}
+
+void read_group(const Entry& item, Group& group, Diagnostics& diags)
+{
+  group.mark = item.value_mark;
+  group.path = item.path;
+  MapReader m(item.value, item.path, item.value_mark, diags,
+              {"hosts", "hcas", "interfaces", "checks"});
+  if (!m.is_map()) {
+    return;
+  }
+  if (const auto* e = m.get("hosts")) {
+    group.hosts_expression = read_string(*e, diags);
+    group.hosts_quote = e->value.Tag() == "!" ? 1 : 0;
+  } else {
+    diags.error(item.value_mark, item.path,
+                "missing required key 'hosts' (a hostlist such as cn[001-128])");
+  }
+  if (const auto* e = m.get("hcas")) {
+    for (const auto& h : read_list(*e, diags)) {
+      read_hca(h, group.hcas.emplace_back(), diags);
+    }
+  }
+  if (const auto* e = m.get("interfaces")) {
+    for (const auto& i : read_list(*e, diags)) {
+      read_interface(i, false, group.interfaces.emplace_back(), diags);
+    }
+  }
+  if (const auto* e = m.get("checks")) {
+    MapReader checks(e->value, e->path, e->value_mark, diags, {"peers"});
+    if (const auto* p = checks.get("peers")) {
+      for (const auto& peer : read_list(*p, diags)) {
+        if (auto name = read_string(peer, diags)) {
+          group.peers.push_back(name);
+        }
+      }
+    }
+  }
+}
+
+void read_overrides(const Entry& item, Profile& profile, Diagnostics& diags)
+{
+  for (const auto& host : read_named_map(item.value, item.path, item.value_mark, diags)) {
+    HostOverride& o = profile.overrides[host.key];
+    o.host = host.key;
+    o.mark = host.key_mark;
+    MapReader m(host.value, host.path, host.value_mark, diags, {"interfaces"});
+    if (const auto* e = m.get("interfaces")) {
+      for (const auto& iface : read_named_map(e->value, e->path, e->value_mark, diags)) {
+        InterfaceSpec& spec = o.interfaces[iface.key];
+        read_interface(iface, true, spec, diags);
+        spec.name = {iface.key, iface.key_mark};
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string interface_name_problem(const std::string& name)
+{
+  if (name.empty()) {
+    return "interface name is empty";
+  }
+  if (name.size() > static_cast<size_t>(k_ifname_max)) {
+    return "interface name '" + name + "' is " + std::to_string(name.size()) +
+           " bytes; Linux allows at most 15";
+  }
+  if (name == "." || name == "..") {
+    return "'" + name + "' is not a valid interface name";
+  }
+  for (char c : name) {
+    if (c == '/' || c == ':' || std::isspace(static_cast<unsigned char>(c)) != 0) {
+      return "interface name '" + name + "' contains '" + std::string(1, c) +
+             "'; names may not contain '/', ':' or whitespace";
+    }
+  }
+  return {};
+}
+
+void read_profile(const YAML::Node& root, Profile& profile, Diagnostics& diags)
+{
+  const Mark top{1, 1};
+  if (!root.IsMap()) {
+    diags.error(mark_of(root, top), "",
+                "a profile is a mapping with 'version' and 'nodes', got " + describe(root));
+    return;
+  }
+  MapReader m(root, "", top, diags, {"version", "defaults", "nodes", "hosts"});
+  if (const auto* e = m.get("version")) {
+    const auto text = read_string(*e, diags);
+    if (text && util::trim(*text) != "1") {
+      diags.error(e->value_mark, e->path,
+                  "unsupported version '" + *text + "'; this ibsetup reads version 1");
+    } else if (text) {
+      profile.version = 1;
+    }
+  } else {
+    diags.error(top, "", "missing required key 'version' (add 'version: 1' at the top)");
+  }
+  if (const auto* e = m.get("defaults")) {
+    MapReader d(e->value, e->path, e->value_mark, diags, {"mode", "mtu", "backend"});
+    if (const auto* x = d.get("mode")) {
+      profile.defaults.mode = read_enum(*x, k_modes, diags);
+    }
+    if (const auto* x = d.get("mtu")) {
+      profile.defaults.mtu = read_int(*x, k_mtu_min, k_connected_mtu_max, diags);
+    }
+    if (const auto* x = d.get("backend")) {
+      profile.defaults.backend = read_enum(*x, k_backends, diags);
+    }
+  }
+  if (const auto* e = m.get("nodes")) {
+    for (const auto& g : read_list(*e, diags)) {
+      read_group(g, profile.groups.emplace_back(), diags);
+    }
+    if (profile.groups.empty() && e->value.IsSequence()) {
+      diags.error(e->value_mark, e->path, "no node groups; declare at least one");
+    }
+  } else {
+    diags.error(top, "", "missing required key 'nodes' (the list of node groups)");
+  }
+  if (const auto* e = m.get("hosts")) {
+    read_overrides(*e, profile, diags);
+  }
+}
+
+}  // namespace ibsetup::profile::detail

@@ -1,0 +1,17 @@
+// Turns a parsed YAML document into the typed profile model. Checks each value on its own
+// (types, ranges, spelling); rules that relate values to each other live in validate.cpp.
+#pragma once
+
+#include <ibsetup/diagnostics.hpp>
+#include <ibsetup/profile.hpp>
+
+#include <yaml-cpp/yaml.h>
+
+namespace ibsetup::profile::detail {
+
+void read_profile(const YAML::Node& root, Profile& profile, Diagnostics& diags);
+
+// Why name cannot be a Linux interface name, or "" when it can.
+std::string interface_name_problem(const std::string& name);
+
+}  // namespace ibsetup::profile::detail

@@ -1,0 +1,227 @@
+#include "profile/reader_fields.hpp"
+
+#include "common/strings.hpp"
+
+#include <set>
+
+namespace ibsetup::profile::detail {
+
+Mark mark_of(const YAML::Node& node, Mark fallback)
+{
+  const YAML::Mark m = node.Mark();
+  if (m.line < 0) {
+    return fallback;
+  }
+  return {m.line + 1, m.column + 1};
+}
+
+std::string describe(const YAML::Node& node)
+{
+  switch (node.Type()) {
+  case YAML::NodeType::Map:
+    return "a mapping";
+  case YAML::NodeType::Sequence:
+    return "a list";
+  case YAML::NodeType::Scalar:
+    return "'" + node.Scalar() + "'";
+  case YAML::NodeType::Null:
+  case YAML::NodeType::Undefined:
+  default:
+    return "nothing";
+  }
+}
+
+namespace {
+
+std::vector<Entry> collect(const YAML::Node& node, const std::string& path, Mark mark,
+                           Diagnostics& diags, bool* is_map)
+{
+  std::vector<Entry> out;
+  *is_map = false;
+  if (node.IsNull()) {
+    *is_map = true;
+    return out;
+  }
+  if (!node.IsMap()) {
+    diags.error(mark, path, "expected a mapping (key: value lines), got " + describe(node));
+    return out;
+  }
+  *is_map = true;
+  std::set<std::string> seen;
+  for (const auto& kv : node) {
+    Entry e;
+    e.key_mark = mark_of(kv.first, mark);
+    if (!kv.first.IsScalar()) {
+      diags.error(e.key_mark, path, "keys must be plain words, got " + describe(kv.first));
+      continue;
+    }
+    e.key = kv.first.Scalar();
+    e.value = kv.second;
+    e.value_mark = mark_of(kv.second, e.key_mark);
+    if (e.value.IsNull() || e.value_mark.line < e.key_mark.line) {
+      e.value_mark = e.key_mark;
+    }
+    e.path = path.empty() ? e.key : path + "." + e.key;
+    if (!seen.insert(e.key).second) {
+      diags.error(e.key_mark, e.path, "duplicate key '" + e.key + "'");
+      continue;
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace
+
+MapReader::MapReader(const YAML::Node& node, std::string path, Mark mark, Diagnostics& diags,
+                     std::vector<std::string> known)
+    : m_path(std::move(path)), m_mark(mark)
+{
+  for (auto& e : collect(node, m_path, mark, diags, &m_is_map)) {
+    bool ok = false;
+    for (const auto& k : known) {
+      ok = ok || k == e.key;
+    }
+    if (!ok) {
+      std::string msg = "unknown key '" + e.key + "'";
+      const auto suggestion = util::closest_match(e.key, known);
+      if (!suggestion.empty()) {
+        msg += "; did you mean '" + suggestion + "'?";
+      } else {
+        msg += " (known keys: " + util::join_alternatives(known, ", ") + ")";
+      }
+      diags.error(e.key_mark, e.path, msg);
+      continue;
+    }
+    m_entries.push_back(std::move(e));
+  }
+}
+
+const Entry* MapReader::get(const std::string& key) const
+{
+  for (const auto& e : m_entries) {
+    if (e.key == key) {
+      return &e;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<Entry> read_named_map(const YAML::Node& node, const std::string& path, Mark mark,
+                                  Diagnostics& diags)
+{
+  bool is_map = false;
+  return collect(node, path, mark, diags, &is_map);
+}
+
+Setting<std::string> read_string(const Entry& e, Diagnostics& diags)
+{
+  if (!e.value.IsScalar()) {
+    diags.error(e.value_mark, e.path, "expected a value, got " + describe(e.value));
+    return {};
+  }
+  return {e.value.Scalar(), e.value_mark};
+}
+
+Setting<int> read_int(const Entry& e, long long min, long long max, Diagnostics& diags)
+{
+  const auto text = read_string(e, diags);
+  if (!text) {
+    return {};
+  }
+  const auto value = util::parse_unsigned(util::trim(*text));
+  if (!value || static_cast<long long>(*value) < min || static_cast<long long>(*value) > max ||
+      *value > static_cast<uint64_t>(max)) {
+    diags.error(e.value_mark, e.path,
+                "'" + *text + "' is not a whole number from " + std::to_string(min) + " to " +
+                    std::to_string(max));
+    return {};
+  }
+  return {static_cast<int>(*value), e.value_mark};
+}
+
+Setting<uint64_t> read_u64(const Entry& e, Diagnostics& diags)
+{
+  const auto text = read_string(e, diags);
+  if (!text) {
+    return {};
+  }
+  const auto value = util::parse_unsigned(util::trim(*text));
+  if (!value) {
+    diags.error(e.value_mark, e.path, "'" + *text + "' is not a non-negative whole number");
+    return {};
+  }
+  return {*value, e.value_mark};
+}
+
+Setting<double> read_number(const Entry& e, Diagnostics& diags)
+{
+  const auto text = read_string(e, diags);
+  if (!text) {
+    return {};
+  }
+  const auto value = util::parse_decimal(util::trim(*text));
+  if (!value) {
+    diags.error(e.value_mark, e.path, "'" + *text + "' is not a number");
+    return {};
+  }
+  return {*value, e.value_mark};
+}
+
+Setting<bool> read_bool(const Entry& e, Diagnostics& diags)
+{
+  const auto text = read_string(e, diags);
+  if (!text) {
+    return {};
+  }
+  const auto lower = util::to_lower(*text);
+  if (lower == "true" || lower == "yes" || lower == "on") {
+    return {true, e.value_mark};
+  }
+  if (lower == "false" || lower == "no" || lower == "off") {
+    return {false, e.value_mark};
+  }
+  diags.error(e.value_mark, e.path, "'" + *text + "' is not true or false");
+  return {};
+}
+
+Setting<IpPrefix> read_prefix(const Entry& e, Family family, Diagnostics& diags)
+{
+  const auto text = read_string(e, diags);
+  if (!text) {
+    return {};
+  }
+  std::string why;
+  auto prefix = IpPrefix::parse(util::trim(*text), family, &why);
+  if (!prefix) {
+    diags.error(e.value_mark, e.path, "'" + *text + "' is not a valid CIDR: " + why);
+    return {};
+  }
+  return {*prefix, e.value_mark};
+}
+
+std::vector<Entry> read_list(const Entry& e, Diagnostics& diags)
+{
+  std::vector<Entry> out;
+  if (e.value.IsNull()) {
+    return out;
+  }
+  if (!e.value.IsSequence()) {
+    diags.error(e.value_mark, e.path, "expected a list, got " + describe(e.value));
+    return out;
+  }
+  size_t i = 0;
+  for (const auto& item : e.value) {
+    Entry x;
+    x.key = std::to_string(i);
+    x.value = static_cast<const YAML::Node&>(item);
+    x.key_mark = mark_of(item, e.value_mark);
+    x.value_mark = x.key_mark;
+    x.path = e.path + "[" + std::to_string(i) + "]";
+    out.push_back(std::move(x));
+    ++i;
+  }
+  return out;
+}
+
+}  // namespace ibsetup::profile::detail

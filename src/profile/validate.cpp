@@ -1,0 +1,383 @@
+#include "profile/validate.hpp"
+
+#include "common/strings.hpp"
+#include "profile/merge.hpp"
+#include "profile/reader.hpp"
+
+#include <ibsetup/hostlist.hpp>
+
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace ibsetup::profile::detail {
+
+namespace {
+
+std::string at_line(Mark m)
+{
+  return m.line > 0 ? " (line " + std::to_string(m.line) + ")" : std::string();
+}
+
+// "path, line N" for use inside parentheses.
+std::string where(const std::string& path, Mark m)
+{
+  return m.line > 0 ? path + ", line " + std::to_string(m.line) : path;
+}
+
+void expand_groups(Profile& profile, const Limits& limits, Diagnostics& diags)
+{
+  std::map<std::string, std::pair<size_t, Mark>> first_seen;
+  for (size_t gi = 0; gi < profile.groups.size(); ++gi) {
+    std::map<size_t, std::vector<std::string>> clashes;  // other group -> shared hosts
+    Group& g = profile.groups[gi];
+    if (!g.hosts_expression) {
+      continue;
+    }
+    const Mark m = g.hosts_expression.mark;
+    try {
+      g.hosts = expand_hostlist(*g.hosts_expression, limits.max_hosts);
+    } catch (const HostlistError& e) {
+      const Mark at{m.line, m.column + g.hosts_quote + static_cast<int>(e.offset())};
+      diags.error(at, g.path + ".hosts",
+                  "malformed hostlist '" + *g.hosts_expression + "': " + e.what());
+      continue;
+    }
+    for (const auto& host : g.hosts) {
+      auto [it, fresh] = first_seen.emplace(host, std::make_pair(gi, m));
+      if (fresh) {
+        profile.group_of_host.emplace(host, gi);
+      } else if (it->second.first == gi) {
+        diags.error(m, g.path + ".hosts", "host '" + host + "' is listed twice in this group");
+      } else {
+        clashes[it->second.first].push_back(host);
+      }
+    }
+    for (const auto& [other_index, shared] : clashes) {
+      const Group& other = profile.groups[other_index];
+      std::string names;
+      for (size_t i = 0; i < shared.size() && i < 3; ++i) {
+        names += (i > 0 ? ", " : "") + shared[i];
+      }
+      if (shared.size() > 3) {
+        names += " and " + std::to_string(shared.size() - 3) + " more";
+      }
+      diags.error(m, g.path + ".hosts",
+                  std::string(shared.size() == 1 ? "host " : "hosts ") + names +
+                      (shared.size() == 1 ? " is" : " are") + " also in " + other.path + " ('" +
+                      where(*other.hosts_expression + "'", other.hosts_expression.mark) +
+                      "); a host belongs to exactly one group");
+    }
+  }
+}
+
+// Four hex digits after the last dot, as in ib0.8001.
+bool looks_like_child(const std::string& name, std::string* parent, std::string* suffix)
+{
+  const auto dot = name.rfind('.');
+  if (dot == std::string::npos || dot == 0 || name.size() - dot - 1 != 4) {
+    return false;
+  }
+  for (size_t i = dot + 1; i < name.size(); ++i) {
+    if (std::isxdigit(static_cast<unsigned char>(name[i])) == 0) {
+      return false;
+    }
+  }
+  *parent = name.substr(0, dot);
+  *suffix = name.substr(dot + 1);
+  return true;
+}
+
+void check_interface_names(Group& g, Diagnostics& diags)
+{
+  for (auto& spec : g.interfaces) {
+    if (spec.broken) {
+      continue;
+    }
+    if (spec.pkey && !spec.parent) {
+      diags.error(spec.pkey.mark, spec.path + ".pkey",
+                  "a pkey child needs 'parent' (the base interface, e.g. ib0)");
+      continue;
+    }
+    if (spec.parent && !spec.pkey) {
+      diags.error(spec.parent.mark, spec.path + ".parent",
+                  "a pkey child needs 'pkey' (e.g. 0x8001) besides its parent");
+      continue;
+    }
+    if (spec.parent && spec.pkey) {
+      const std::string expected = *spec.parent + "." + util::hex16(*spec.pkey).substr(2);
+      if (!spec.name) {
+        const auto problem = interface_name_problem(expected);
+        if (!problem.empty()) {
+          diags.error(spec.mark, spec.path, "derived child name: " + problem);
+          continue;
+        }
+        spec.name = {expected, spec.mark};
+      } else if (util::to_lower(*spec.name) != expected) {
+        diags.error(spec.name.mark, spec.path + ".name",
+                    "'" + *spec.name + "' disagrees with parent " + *spec.parent + " and pkey " +
+                        util::hex16(*spec.pkey) + "; the child is named '" + expected + "'");
+      } else {
+        spec.name.value = expected;
+      }
+      continue;
+    }
+    if (!spec.name) {
+      diags.error(spec.mark, spec.path,
+                  "an interface needs 'name' (or 'parent' and 'pkey' for a pkey child)");
+      continue;
+    }
+    std::string parent;
+    std::string suffix;
+    if (looks_like_child(*spec.name, &parent, &suffix)) {
+      diags.error(spec.name.mark, spec.path + ".name",
+                  "'" + *spec.name + "' looks like a pkey child; declare parent: " + parent +
+                      " and pkey: 0x" + util::to_lower(suffix));
+    }
+  }
+  std::map<std::string, const InterfaceSpec*> by_name;
+  for (const auto& spec : g.interfaces) {
+    if (!spec.name) {
+      continue;
+    }
+    auto [it, fresh] = by_name.emplace(*spec.name, &spec);
+    if (!fresh) {
+      diags.error(spec.name.mark, spec.path + ".name",
+                  "interface '" + *spec.name + "' is declared twice on these nodes (first at " +
+                      where(it->second->path, it->second->mark) + ")");
+    }
+  }
+  for (const auto& spec : g.interfaces) {
+    if (!spec.parent || !spec.pkey) {
+      continue;
+    }
+    const auto p = by_name.find(*spec.parent);
+    if (p == by_name.end()) {
+      diags.error(spec.parent.mark, spec.path + ".parent",
+                  "parent '" + *spec.parent + "' is not declared in " + g.path +
+                      ".interfaces; declare it too");
+    } else if (p->second->pkey) {
+      diags.error(spec.parent.mark, spec.path + ".parent",
+                  "parent '" + *spec.parent +
+                      "' is itself a pkey child; children hang off a base interface");
+    }
+  }
+}
+
+using MarkKey = std::tuple<int, int, int, int>;
+
+void check_mtu(const Profile& profile, const InterfaceSpec& spec, const InterfaceSpec* over,
+               std::set<MarkKey>& reported, Diagnostics& diags)
+{
+  const std::string over_path = over != nullptr ? over->path : std::string();
+  const auto mode = choose(over != nullptr ? &over->mode : nullptr, over_path, spec.mode, spec.path,
+                           &profile.defaults.mode, "mode");
+  const auto mtu = choose(over != nullptr ? &over->mtu : nullptr, over_path, spec.mtu, spec.path,
+                          &profile.defaults.mtu, "mtu");
+  if (!mode || !mtu || **mode.setting != Mode::datagram || **mtu.setting <= k_datagram_mtu_max) {
+    return;
+  }
+  const Mark a = mtu.setting->mark;
+  const Mark b = mode.setting->mark;
+  if (!reported.insert({a.line, a.column, b.line, b.column}).second) {
+    return;
+  }
+  std::string msg = std::to_string(**mtu.setting) + " is above " +
+                    std::to_string(k_datagram_mtu_max) +
+                    ", the datagram-mode maximum (4K IB MTU - 4)";
+  if (mode.path != spec.path + ".mode" || over != nullptr) {
+    msg += "; mode datagram comes from " + mode.path + at_line(b);
+  }
+  if (spec.name) {
+    msg = "interface " + *spec.name + ": " + msg;
+  }
+  diags.error(a, mtu.path, msg);
+}
+
+void check_pools(const Group& g, Diagnostics& diags)
+{
+  for (const auto& spec : g.interfaces) {
+    for (const auto* pool : {&spec.ipv4, &spec.ipv6}) {
+      if (!*pool) {
+        continue;
+      }
+      const bool v4 = pool == &spec.ipv4;
+      const std::string key = v4 ? ".ipv4" : ".ipv6";
+      if (!(*pool)->host_bits_zero()) {
+        diags.error(pool->mark, spec.path + key,
+                    (*pool)->str() + " has host bits set; a group's address is a pool, " +
+                        "written as its network (" + (*pool)->network().str() + "/" +
+                        std::to_string((*pool)->length) + ") with an optional " +
+                        (v4 ? "ipv4_offset" : "ipv6_offset"));
+        continue;
+      }
+      const auto& offset = v4 ? spec.ipv4_offset : spec.ipv6_offset;
+      const uint64_t extra = offset ? *offset : 0;
+      const uint64_t capacity = (*pool)->capacity();
+      if (capacity < g.hosts.size() || capacity - g.hosts.size() < extra) {
+        diags.error(pool->mark, spec.path + key,
+                    "pool " + (*pool)->str() + " has " + std::to_string(capacity) +
+                        " usable addresses; its group of " + std::to_string(g.hosts.size()) +
+                        " hosts needs " + std::to_string(g.hosts.size()) +
+                        (extra > 0 ? " after offset " + std::to_string(extra) : std::string()));
+      }
+    }
+  }
+}
+
+void check_overrides(Profile& profile, Diagnostics& diags)
+{
+  for (auto& [host, o] : profile.overrides) {
+    const auto g = profile.group_of_host.find(host);
+    if (g == profile.group_of_host.end()) {
+      std::vector<std::string> all;
+      for (const auto& [h, gi] : profile.group_of_host) {
+        all.push_back(h);
+      }
+      const auto near = util::closest_match(host, all);
+      diags.error(o.mark, "hosts." + host,
+                  "host '" + host + "' is not in any node group" +
+                      (near.empty() ? std::string() : "; did you mean '" + near + "'?"));
+      continue;
+    }
+    const Group& group = profile.groups[g->second];
+    for (auto& [name, spec] : o.interfaces) {
+      bool found = false;
+      std::vector<std::string> names;
+      for (const auto& gi : group.interfaces) {
+        found = found || (gi.name && *gi.name == name);
+        if (gi.name) {
+          names.push_back(*gi.name);
+        }
+      }
+      if (!found) {
+        diags.error(
+            spec.name.mark, spec.path,
+            "interface '" + name + "' is not declared for " + host + " (" + group.path +
+                " declares " +
+                (names.empty() ? std::string("none") : util::join_alternatives(names, ", ")) + ")");
+        continue;
+      }
+      for (const auto* addr : {&spec.ipv4, &spec.ipv6}) {
+        if (*addr && (*addr)->is_network_or_broadcast()) {
+          diags.error(addr->mark, spec.path + (addr == &spec.ipv4 ? ".ipv4" : ".ipv6"),
+                      (*addr)->str() +
+                          " is the network or broadcast address of its subnet, not a host address");
+        }
+      }
+    }
+  }
+}
+
+void check_peers(const Profile& profile, Diagnostics& diags)
+{
+  for (const auto& g : profile.groups) {
+    for (size_t i = 0; i < g.peers.size(); ++i) {
+      const auto& peer = g.peers[i];
+      if (profile.group_of_host.count(*peer) == 0) {
+        diags.error(peer.mark, g.path + ".checks.peers[" + std::to_string(i) + "]",
+                    "peer '" + *peer + "' is not a host of this file");
+      }
+    }
+  }
+}
+
+struct Owner {
+  const std::string* host;
+  std::string interface;
+  std::string path;
+  Mark mark;
+};
+
+// Walks every host: addresses unique across the cluster, no overlapping subnets on one host.
+void check_addresses(const Profile& profile, Diagnostics& diags)
+{
+  constexpr size_t k_max_reports = 20;
+  std::map<IpAddress, Owner> owners;
+  std::set<MarkKey> overlap_reported;
+  std::set<MarkKey> mtu_reported;
+  size_t duplicates = 0;
+  const Defaults& d = profile.defaults;
+  if (d.mode && *d.mode == Mode::datagram && d.mtu && *d.mtu > k_datagram_mtu_max) {
+    mtu_reported.insert({d.mtu.mark.line, d.mtu.mark.column, d.mode.mark.line, d.mode.mark.column});
+    diags.error(d.mtu.mark, "defaults.mtu",
+                std::to_string(*d.mtu) + " is above " + std::to_string(k_datagram_mtu_max) +
+                    ", the datagram-mode maximum (4K IB MTU - 4); defaults.mode is datagram");
+  }
+  for (const auto& g : profile.groups) {
+    for (const auto& spec : g.interfaces) {
+      check_mtu(profile, spec, nullptr, mtu_reported, diags);
+    }
+    for (size_t pos = 1; pos <= g.hosts.size(); ++pos) {
+      const std::string& host = g.hosts[pos - 1];
+      std::vector<std::pair<IpPrefix, Owner>> mine;
+      for (const auto& spec : g.interfaces) {
+        if (!spec.name) {
+          continue;
+        }
+        const auto* over = find_override(profile, host, *spec.name);
+        if (over != nullptr) {
+          check_mtu(profile, spec, over, mtu_reported, diags);
+        }
+        const ResolvedInterface r = merge_interface(profile, spec, over, pos);
+        for (const bool v4 : {true, false}) {
+          const auto& addr = v4 ? r.ipv4 : r.ipv6;
+          if (!addr) {
+            continue;
+          }
+          const auto& own = over != nullptr && (v4 ? over->ipv4 : over->ipv6)
+                                ? (v4 ? over->ipv4 : over->ipv6)
+                                : (v4 ? spec.ipv4 : spec.ipv6);
+          const std::string origin =
+              (over != nullptr && (v4 ? over->ipv4 : over->ipv6) ? over->path : spec.path) +
+              (v4 ? ".ipv4" : ".ipv6");
+          Owner me{&host, *spec.name, origin, own.mark};
+          auto [it, fresh] = owners.emplace(addr->address, me);
+          if (!fresh && ++duplicates <= k_max_reports) {
+            diags.error(me.mark, me.path,
+                        addr->address.str() + " for " + host + " " + me.interface +
+                            " is also assigned to " + *it->second.host + " " +
+                            it->second.interface + " (" + where(it->second.path, it->second.mark) +
+                            ")");
+          }
+          for (const auto& [other, who] : mine) {
+            if (!other.overlaps(*addr) || other.address.family != addr->address.family) {
+              continue;
+            }
+            if (overlap_reported
+                    .insert({who.mark.line, who.mark.column, me.mark.line, me.mark.column})
+                    .second) {
+              diags.error(me.mark, me.path,
+                          host + ": " + me.interface + " " + addr->str() + " overlaps " +
+                              who.interface + " " + other.str() + " (" + where(who.path, who.mark) +
+                              "); two interfaces of one host need " + "separate subnets");
+            }
+          }
+          mine.emplace_back(*addr, me);
+        }
+      }
+    }
+  }
+  if (duplicates > k_max_reports) {
+    diags.error({}, "",
+                std::to_string(duplicates - k_max_reports) +
+                    " more duplicate addresses not shown (groups sharing a pool need " +
+                    "distinct ipv4_offset/ipv6_offset values)");
+  }
+}
+
+}  // namespace
+
+void validate_profile(Profile& profile, const Limits& limits, Diagnostics& diags)
+{
+  expand_groups(profile, limits, diags);
+  for (auto& g : profile.groups) {
+    check_interface_names(g, diags);
+    check_pools(g, diags);
+  }
+  check_overrides(profile, diags);
+  check_peers(profile, diags);
+  check_addresses(profile, diags);
+}
+
+}  // namespace ibsetup::profile::detail

@@ -1,0 +1,62 @@
+#include <ibsetup/hostlist.hpp>
+
+#include <gtest/gtest.h>
+
+using namespace ibsetup;
+
+namespace {
+
+using V = std::vector<std::string>;
+
+TEST(Hostlist, ExpandsRangesKeepingWidth)
+{
+  EXPECT_EQ((V{"cn001", "cn002", "cn003"}), expand_hostlist("cn[001-003]"));
+  EXPECT_EQ((V{"gpu09", "gpu10"}), expand_hostlist("gpu[09-10]"));
+  EXPECT_EQ((V{"n8", "n9", "n10"}), expand_hostlist("n[8-10]"));
+}
+
+TEST(Hostlist, CommaListsAndSingles)
+{
+  EXPECT_EQ((V{"a1", "a3", "a4", "login", "b2"}), expand_hostlist("a[1,3-4],login,b2"));
+}
+
+TEST(Hostlist, SeveralBracketsMakeAProduct)
+{
+  EXPECT_EQ((V{"r1n1", "r1n2", "r2n1", "r2n2"}), expand_hostlist("r[1-2]n[1-2]"));
+  EXPECT_EQ((V{"r1-ib", "r2-ib"}), expand_hostlist("r[1-2]-ib"));
+}
+
+struct Bad {
+  const char* text;
+  size_t offset;
+  const char* message;
+};
+
+class HostlistErrors : public ::testing::TestWithParam<Bad> {};
+
+TEST_P(HostlistErrors, ReportPositionAndReason)
+{
+  const Bad b = GetParam();
+  try {
+    expand_hostlist(b.text, 1000);
+    FAIL() << b.text << " accepted";
+  } catch (const HostlistError& e) {
+    EXPECT_EQ(b.offset, e.offset()) << b.text;
+    EXPECT_STREQ(b.message, e.what()) << b.text;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Malformed, HostlistErrors,
+    ::testing::Values(Bad{"", 0, "empty hostlist"}, Bad{"cn[1-3", 2, "'[' without a matching ']'"},
+                      Bad{"cn1-3]", 5, "']' without a matching '['"},
+                      Bad{"cn[3-1]", 3, "range '3-1' goes backwards"},
+                      Bad{"cn[1-x]", 5, "'x' is not a number"},
+                      Bad{"cn[1,,2]", 5, "empty range inside []"},
+                      Bad{"cn[a[1]]", 4, "nested '[' inside []"},
+                      Bad{"cn01,,cn02", 5, "empty host name"},
+                      Bad{"cn 01", 2, "character ' ' is not allowed in a host name"},
+                      Bad{"n[1-5000]", 1, "expands to more than 1000 hosts"},
+                      Bad{"a[1-40]b[1-40]", 8, "expands to more than 1000 hosts"}));
+
+}  // namespace

@@ -1,0 +1,321 @@
+#include "test_util.hpp"
+
+#include <ibsetup/profile.hpp>
+
+#include <gtest/gtest.h>
+
+namespace fs = std::filesystem;
+using namespace ibsetup;
+using namespace ibsetup::profile;
+
+namespace {
+
+const char* const k_example = R"(version: 1
+defaults:
+  mode: datagram
+  mtu: 4092
+nodes:
+  - hosts: "cn[001-128],gpu[01-08]"
+    hcas:
+      - device: mlx5_0
+        link_type: ib
+        firmware: {min: "20.31.1014"}
+        pcie: {width: 16, speed: 16.0}
+        ports:
+          - {port: 1, link_type: ib, rate: 200, state: active}
+    interfaces:
+      - name: ib0
+        device: mlx5_0
+        port: 1
+        ipv4: 10.10.0.0/16
+      - name: ib0.8001
+        parent: ib0
+        pkey: 0x8001
+        mode: datagram
+        ipv4: 10.20.0.0/16
+    checks:
+      peers: [cn001, cn064]
+hosts:
+  cn017: {interfaces: {ib0: {ipv4: 10.10.9.17/16}}}
+)";
+
+TEST(Profile, LoadsTheIssueExample)
+{
+  const Profile p = load_profile_text(k_example, "cluster.yaml");
+  ASSERT_EQ(1U, p.groups.size());
+  EXPECT_EQ(136U, p.groups[0].hosts.size());
+  EXPECT_EQ(136U, p.group_of_host.size());
+  EXPECT_TRUE(p.warnings.empty());
+}
+
+TEST(Profile, ResolvesPoolAddressesByPosition)
+{
+  const Profile p = load_profile_text(k_example, "cluster.yaml");
+  const ResolvedNode n = resolve_node(p, "cn005");
+  EXPECT_EQ(5U, n.position);
+  ASSERT_EQ(2U, n.interfaces.size());
+  EXPECT_EQ("ib0", n.interfaces[0].name);
+  EXPECT_EQ("10.10.0.5/16", n.interfaces[0].ipv4->str());
+  EXPECT_EQ(Mode::datagram, *n.interfaces[0].mode);
+  EXPECT_EQ(4092, *n.interfaces[0].mtu);
+  EXPECT_EQ("ib0.8001", n.interfaces[1].name);
+  EXPECT_EQ(0x8001, *n.interfaces[1].pkey);
+  EXPECT_EQ("10.20.0.5/16", n.interfaces[1].ipv4->str());
+  const ResolvedNode gpu = resolve_node(p, "gpu02");
+  EXPECT_EQ(130U, gpu.position);
+  EXPECT_EQ("10.10.0.130/16", gpu.interfaces[0].ipv4->str());
+}
+
+TEST(Profile, HostOverrideReplacesTheAddress)
+{
+  const Profile p = load_profile_text(k_example, "cluster.yaml");
+  const ResolvedNode n = resolve_node(p, "cn017");
+  EXPECT_EQ("10.10.9.17/16", n.interfaces[0].ipv4->str());
+  EXPECT_EQ("10.20.0.17/16", n.interfaces[1].ipv4->str());
+}
+
+TEST(Profile, PeersResolveToTheirAddresses)
+{
+  const Profile p = load_profile_text(k_example, "cluster.yaml");
+  const ResolvedNode n = resolve_node(p, "cn002");
+  ASSERT_EQ(2U, n.peers.size());
+  EXPECT_EQ("cn001", n.peers[0].host);
+  ASSERT_EQ(2U, n.peers[0].addresses.size());
+  EXPECT_EQ("ib0", n.peers[0].addresses[0].first);
+  EXPECT_EQ("10.10.0.1/16", n.peers[0].addresses[0].second.str());
+  // A node is not its own peer.
+  EXPECT_EQ(1U, resolve_node(p, "cn001").peers.size());
+}
+
+TEST(Profile, UnknownNodeIsAnInputError)
+{
+  const Profile p = load_profile_text(k_example, "cluster.yaml");
+  try {
+    resolve_node(p, "login1");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(
+        "cluster.yaml: host 'login1' is not in any node group (cn[001-128],gpu[01-08]); "
+        "pass --node NAME to pick one",
+        std::string(e.what()));
+  }
+}
+
+TEST(Profile, ChildNameIsDerivedFromParentAndPkey)
+{
+  const Profile p = load_profile_text(R"(version: 1
+nodes:
+  - hosts: n1
+    interfaces:
+      - {name: ib0}
+      - {parent: ib0, pkey: 0x8002}
+      - {parent: ib0, pkey: 3}
+)",
+                                      "p.yaml");
+  const auto n = resolve_node(p, "n1");
+  EXPECT_EQ("ib0.8002", n.interfaces[1].name);
+  EXPECT_EQ("ib0.8003", n.interfaces[2].name);
+  ASSERT_EQ(1U, p.warnings.size());
+  EXPECT_EQ(
+      "p.yaml:7:29: warning: nodes[0].interfaces[2].pkey: P_Key 0x0003 lacks the "
+      "full-membership bit 0x8000; using 0x8003 as the kernel does",
+      p.warnings[0].format());
+}
+
+TEST(Profile, OffsetsShiftPools)
+{
+  const Profile p = load_profile_text(R"(version: 1
+nodes:
+  - hosts: "a[1-2]"
+    interfaces: [{name: ib0, ipv4: 10.0.0.0/24, ipv6: "fd00::/64"}]
+  - hosts: "b[1-2]"
+    interfaces: [{name: ib0, ipv4: 10.0.0.0/24, ipv4_offset: 100, ipv6: "fd00::/64", ipv6_offset: 0x100}]
+)",
+                                      "p.yaml");
+  EXPECT_EQ("10.0.0.102/24", resolve_node(p, "b2").interfaces[0].ipv4->str());
+  EXPECT_EQ("fd00::102/64", resolve_node(p, "b2").interfaces[0].ipv6->str());
+  EXPECT_EQ("fd00::2/64", resolve_node(p, "a2").interfaces[0].ipv6->str());
+}
+
+TEST(Profile, ShowJsonIsStable)
+{
+  const Profile p = load_profile_text(k_example, "cluster.yaml");
+  const std::string json = node_to_json(resolve_node(p, "cn017"));
+  EXPECT_EQ(
+      R"({"host":"cn017","group":0,"group_hosts":"cn[001-128],gpu[01-08]","position":17,)"
+      R"("hcas":[{"device":"mlx5_0","pci":null,"link_type":"ib","firmware_min":"20.31.1014",)"
+      R"("pcie":{"width":16,"speed_gts":16.0},"ports":[{"port":1,"link_type":"ib",)"
+      R"("rate_min_gbps":200.0,"state":"active"}]}],"interfaces":[{"name":"ib0","parent":null,)"
+      R"("pkey":null,"mode":"datagram","mtu":4092,"backend":"auto","device":"mlx5_0","port":1,)"
+      R"("ipv4":"10.10.9.17/16","ipv6":null},{"name":"ib0.8001","parent":"ib0",)"
+      R"("pkey":"0x8001","mode":"datagram","mtu":4092,"backend":"auto","device":null,)"
+      R"("port":null,"ipv4":"10.20.0.17/16","ipv6":null}],"peers":[{"host":"cn001",)"
+      R"("addresses":[{"interface":"ib0","address":"10.10.0.1/16"},{"interface":"ib0.8001",)"
+      R"("address":"10.20.0.1/16"}]},{"host":"cn064","addresses":[{"interface":"ib0",)"
+      R"("address":"10.10.0.64/16"},{"interface":"ib0.8001","address":"10.20.0.64/16"}]}]})"
+      "\n",
+      json);
+}
+
+TEST(Profile, ExampleProfilesAreValid)
+{
+  size_t n = 0;
+  for (const auto& f : test::files_with(IBSETUP_PROFILES, ".yaml")) {
+    EXPECT_NO_THROW(load_profile(f.string())) << f;
+    ++n;
+  }
+  EXPECT_GE(n, 3U);
+}
+
+// File-level problems end in one clear message, never a crash.
+std::string load_error(const std::string& path)
+{
+  try {
+    load_profile(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(ProfileFile, MissingFile)
+{
+  EXPECT_EQ("/nonexistent/cluster.yaml: cannot open the profile: No such file or directory",
+            load_error("/nonexistent/cluster.yaml"));
+}
+
+TEST(ProfileFile, Directory)
+{
+  test::TempDir dir;
+  EXPECT_EQ(dir.path().string() + ": is a directory, not a profile file",
+            load_error(dir.path().string()));
+}
+
+TEST(ProfileFile, UnreadableFile)
+{
+  // Unreadable even for root: reading address 0 of our own memory fails with EIO.
+  EXPECT_EQ("/proc/self/mem: cannot read the profile: Input/output error",
+            load_error("/proc/self/mem"));
+}
+
+TEST(ProfileFile, PermissionDeniedWhenNotRoot)
+{
+  if (geteuid() == 0) {
+    GTEST_SKIP() << "root reads files regardless of mode; covered by UnreadableFile";
+  }
+  test::TempDir dir;
+  const auto path = dir.path() / "p.yaml";
+  std::ofstream(path) << "version: 1\n";
+  fs::permissions(path, fs::perms::none);
+  EXPECT_EQ(path.string() + ": cannot read the profile: Permission denied",
+            load_error(path.string()));
+}
+
+TEST(ProfileFile, TooLarge)
+{
+  test::TempDir dir;
+  const auto path = dir.path() / "big.yaml";
+  {
+    std::ofstream out(path);
+    const std::string line(1023, '#');
+    for (int i = 0; i < 2 * 1024 + 1; ++i) {
+      out << line << '\n';
+    }
+  }
+  Limits limits;
+  limits.max_bytes = 2U << 20U;
+  try {
+    load_profile(path.string(), limits);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(path.string() +
+                  ": larger than 2 MiB; a cluster profile is far smaller (is this the right file?)",
+              std::string(e.what()));
+  }
+}
+
+TEST(ProfileFile, DevZeroIsCutOffNotHung)
+{
+  Limits limits;
+  limits.max_bytes = 1U << 20U;
+  EXPECT_EQ(
+      "/dev/zero: larger than 1 MiB; a cluster profile is far smaller (is this the right "
+      "file?)",
+      [&] {
+        try {
+          load_profile("/dev/zero", limits);
+        } catch (const InputError& e) {
+          return std::string(e.what());
+        }
+        return std::string("accepted");
+      }());
+}
+
+std::string text_error(const std::string& text, const Limits& limits = {})
+{
+  try {
+    load_profile_text(text, "t.yaml", limits);
+  } catch (const DiagnosticError& e) {
+    return e.diagnostics().format();
+  }
+  return "accepted";
+}
+
+TEST(ProfileText, DeepFlowNestingIsRefusedBeforeParsing)
+{
+  const std::string deep =
+      "version: 1\nnodes: " + std::string(100000, '[') + std::string(100000, ']') + "\n";
+  EXPECT_EQ("t.yaml:2:1: document nested more than 64 levels deep; a profile needs far fewer",
+            text_error(deep));
+}
+
+TEST(ProfileText, DeepBlockNestingIsRefusedBeforeParsing)
+{
+  std::string deep = "version: 1\nnodes:\n";
+  for (int i = 0; i < 5000; ++i) {
+    deep += "- ";
+  }
+  deep += "x\n";
+  EXPECT_EQ("t.yaml:3:1: document nested more than 64 levels deep; a profile needs far fewer",
+            text_error(deep));
+  std::string indented = "version: 1\n";
+  for (int i = 0; i < 200; ++i) {
+    indented += std::string(static_cast<size_t>(i), ' ') + "k" + std::to_string(i) + ":\n";
+  }
+  EXPECT_EQ("t.yaml:65:64: document nested more than 64 levels deep; a profile needs far fewer",
+            text_error(indented));
+}
+
+TEST(ProfileText, BillionLaughsIsRefused)
+{
+  std::string text = "version: 1\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 10; ++i) {
+    const std::string prev = "*a" + std::to_string(i - 1);
+    text += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) {
+      text += (k ? ", " : "") + prev;
+    }
+    text += "]\n";
+  }
+  text += "nodes: *a9\n";
+  EXPECT_EQ(
+      "t.yaml:7:45: aliases expand the document to more than 1000000 nodes; refusing to "
+      "process it (use fewer nested aliases)",
+      text_error(text));
+}
+
+TEST(ProfileText, ModestAliasesAreFine)
+{
+  const Profile p = load_profile_text(R"(version: 1
+nodes:
+  - hosts: "a[1-2]"
+    interfaces: &ifs
+      - {name: ib0, mtu: 2044}
+  - hosts: "b[1-2]"
+    interfaces: *ifs
+)",
+                                      "t.yaml");
+  EXPECT_EQ(2044, *resolve_node(p, "b1").interfaces[0].mtu);
+}
+
+}  // namespace
