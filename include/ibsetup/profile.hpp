@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <unordered_map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -108,7 +109,7 @@ struct Profile {
   Defaults defaults;
   std::vector<Group> groups;
   std::map<std::string, HostOverride> overrides;
-  std::map<std::string, size_t> group_of_host;  // host -> index into groups
+  std::unordered_map<std::string, size_t> group_of_host;  // host -> index into groups
   std::vector<Diagnostic> warnings;
 };
 

@@ -58,42 +58,63 @@ const char* to_string(PortState state)
 
 namespace detail {
 
-const InterfaceSpec* find_override(const Profile& profile, const std::string& host,
-                                   const std::string& name)
+const HostOverride* find_host_override(const Profile& profile, const std::string& host)
 {
-  const auto o = profile.overrides.find(host);
-  if (o == profile.overrides.end()) {
+  if (profile.overrides.empty()) {
     return nullptr;
   }
-  const auto i = o->second.interfaces.find(name);
-  return i == o->second.interfaces.end() ? nullptr : &i->second;
+  const auto o = profile.overrides.find(host);
+  return o == profile.overrides.end() ? nullptr : &o->second;
 }
 
-namespace {
-
-std::optional<IpPrefix> address_for(const Setting<IpPrefix>* over, const Setting<IpPrefix>& pool,
-                                    const Setting<uint64_t>* over_offset,
-                                    const Setting<uint64_t>& offset, size_t position)
+const InterfaceSpec* find_override(const HostOverride* host, const std::string& name)
 {
-  if (over != nullptr && *over) {
-    return **over;
+  if (host == nullptr) {
+    return nullptr;
   }
+  const auto i = host->interfaces.find(name);
+  return i == host->interfaces.end() ? nullptr : &i->second;
+}
+
+std::string source_path(Source source, const InterfaceSpec* over, const InterfaceSpec& spec,
+                        const char* key)
+{
+  switch (source) {
+  case Source::host_override:
+    return over->path + "." + key;
+  case Source::group:
+    return spec.path + "." + key;
+  case Source::defaults:
+    return std::string("defaults.") + key;
+  case Source::none:
+  default:
+    return {};
+  }
+}
+
+std::optional<IpPrefix> interface_address(const InterfaceSpec& spec, const InterfaceSpec* over,
+                                          size_t position, bool v4)
+{
+  const auto& exact = v4 ? &InterfaceSpec::ipv4 : &InterfaceSpec::ipv6;
+  const auto& offset_of = v4 ? &InterfaceSpec::ipv4_offset : &InterfaceSpec::ipv6_offset;
+  if (over != nullptr && over->*exact) {
+    return *(over->*exact);
+  }
+  const Setting<IpPrefix>& pool = spec.*exact;
   if (!pool) {
     return std::nullopt;
   }
   uint64_t extra = 0;
-  if (over_offset != nullptr && *over_offset) {
-    extra = **over_offset;
-  } else if (offset) {
-    extra = *offset;
+  if (over != nullptr && over->*offset_of) {
+    extra = *(over->*offset_of);
+  } else if (spec.*offset_of) {
+    extra = *(spec.*offset_of);
   }
   if (extra > UINT64_MAX - position) {
     return std::nullopt;
   }
   return pool->nth(position + extra);
 }
-
-}  // namespace
 
 ResolvedInterface merge_interface(const Profile& profile, const InterfaceSpec& spec,
                                   const InterfaceSpec* over, size_t position)
@@ -110,9 +131,7 @@ ResolvedInterface merge_interface(const Profile& profile, const InterfaceSpec& s
     r.pkey = *spec.pkey;
   }
   auto pick = [&](auto member, const auto* def) {
-    const auto* o = over != nullptr ? &(over->*member) : nullptr;
-    return choose(o, over != nullptr ? over->path : std::string(), spec.*member, spec.path, def,
-                  "");
+    return choose(over != nullptr ? &(over->*member) : nullptr, spec.*member, def);
   };
   if (auto c = pick(&InterfaceSpec::mode, &d.mode)) {
     r.mode = **c.setting;
@@ -123,18 +142,16 @@ ResolvedInterface merge_interface(const Profile& profile, const InterfaceSpec& s
   if (auto c = pick(&InterfaceSpec::backend, &d.backend)) {
     r.backend = **c.setting;
   }
-  const Setting<std::string>* none_s = nullptr;
-  if (auto c = pick(&InterfaceSpec::device, none_s)) {
+  const Setting<std::string>* no_default_string = nullptr;
+  if (auto c = pick(&InterfaceSpec::device, no_default_string)) {
     r.device = **c.setting;
   }
-  const Setting<int>* none_i = nullptr;
-  if (auto c = pick(&InterfaceSpec::port, none_i)) {
+  const Setting<int>* no_default_int = nullptr;
+  if (auto c = pick(&InterfaceSpec::port, no_default_int)) {
     r.port = **c.setting;
   }
-  r.ipv4 = address_for(over != nullptr ? &over->ipv4 : nullptr, spec.ipv4,
-                       over != nullptr ? &over->ipv4_offset : nullptr, spec.ipv4_offset, position);
-  r.ipv6 = address_for(over != nullptr ? &over->ipv6 : nullptr, spec.ipv6,
-                       over != nullptr ? &over->ipv6_offset : nullptr, spec.ipv6_offset, position);
+  r.ipv4 = interface_address(spec, over, position, true);
+  r.ipv6 = interface_address(spec, over, position, false);
   return r;
 }
 
@@ -168,7 +185,8 @@ ResolvedNode resolve_own(const Profile& profile, const std::string& host)
   }
   node.hcas = group.hcas;
   for (const auto& spec : group.interfaces) {
-    const auto* over = detail::find_override(profile, host, spec.name ? *spec.name : "");
+    const auto* over = detail::find_override(detail::find_host_override(profile, host),
+                                             spec.name ? *spec.name : "");
     node.interfaces.push_back(detail::merge_interface(profile, spec, over, node.position));
   }
   return node;

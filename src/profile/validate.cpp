@@ -6,7 +6,9 @@
 
 #include <ibsetup/hostlist.hpp>
 
+#include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <set>
 #include <tuple>
 
@@ -19,15 +21,9 @@ std::string at_line(Mark m)
   return m.line > 0 ? " (line " + std::to_string(m.line) + ")" : std::string();
 }
 
-// "path, line N" for use inside parentheses.
-std::string where(const std::string& path, Mark m)
-{
-  return m.line > 0 ? path + ", line " + std::to_string(m.line) : path;
-}
-
 void expand_groups(Profile& profile, const Limits& limits, Diagnostics& diags)
 {
-  std::map<std::string, std::pair<size_t, Mark>> first_seen;
+  std::unordered_map<std::string, std::pair<size_t, Mark>> first_seen;
   for (size_t gi = 0; gi < profile.groups.size(); ++gi) {
     std::map<size_t, std::vector<std::string>> clashes;  // other group -> shared hosts
     Group& g = profile.groups[gi];
@@ -164,16 +160,14 @@ void check_interface_names(Group& g, Diagnostics& diags)
   }
 }
 
-using MarkKey = std::tuple<int, int, int, int>;
+}  // namespace
 
 void check_mtu(const Profile& profile, const InterfaceSpec& spec, const InterfaceSpec* over,
                std::set<MarkKey>& reported, Diagnostics& diags)
 {
-  const std::string over_path = over != nullptr ? over->path : std::string();
-  const auto mode = choose(over != nullptr ? &over->mode : nullptr, over_path, spec.mode, spec.path,
-                           &profile.defaults.mode, "mode");
-  const auto mtu = choose(over != nullptr ? &over->mtu : nullptr, over_path, spec.mtu, spec.path,
-                          &profile.defaults.mtu, "mtu");
+  const auto mode =
+      choose(over != nullptr ? &over->mode : nullptr, spec.mode, &profile.defaults.mode);
+  const auto mtu = choose(over != nullptr ? &over->mtu : nullptr, spec.mtu, &profile.defaults.mtu);
   if (!mode || !mtu || **mode.setting != Mode::datagram || **mtu.setting <= k_datagram_mtu_max) {
     return;
   }
@@ -185,14 +179,17 @@ void check_mtu(const Profile& profile, const InterfaceSpec& spec, const Interfac
   std::string msg = std::to_string(**mtu.setting) + " is above " +
                     std::to_string(k_datagram_mtu_max) +
                     ", the datagram-mode maximum (4K IB MTU - 4)";
-  if (mode.path != spec.path + ".mode" || over != nullptr) {
-    msg += "; mode datagram comes from " + mode.path + at_line(b);
+  if (mode.source != Source::group || over != nullptr) {
+    msg +=
+        "; mode datagram comes from " + source_path(mode.source, over, spec, "mode") + at_line(b);
   }
   if (spec.name) {
     msg = "interface " + *spec.name + ": " + msg;
   }
-  diags.error(a, mtu.path, msg);
+  diags.error(a, source_path(mtu.source, over, spec, "mtu"), msg);
 }
+
+namespace {
 
 void check_pools(const Group& g, Diagnostics& diags)
 {
@@ -234,6 +231,7 @@ void check_overrides(Profile& profile, Diagnostics& diags)
       for (const auto& [h, gi] : profile.group_of_host) {
         all.push_back(h);
       }
+      std::sort(all.begin(), all.end());  // a stable suggestion among equally close names
       const auto near = util::closest_match(host, all);
       diags.error(o.mark, "hosts." + host,
                   "host '" + host + "' is not in any node group" +
@@ -282,91 +280,12 @@ void check_peers(const Profile& profile, Diagnostics& diags)
   }
 }
 
-struct Owner {
-  const std::string* host;
-  std::string interface;
-  std::string path;
-  Mark mark;
-};
-
-// Walks every host: addresses unique across the cluster, no overlapping subnets on one host.
-void check_addresses(const Profile& profile, Diagnostics& diags)
-{
-  constexpr size_t k_max_reports = 20;
-  std::map<IpAddress, Owner> owners;
-  std::set<MarkKey> overlap_reported;
-  std::set<MarkKey> mtu_reported;
-  size_t duplicates = 0;
-  const Defaults& d = profile.defaults;
-  if (d.mode && *d.mode == Mode::datagram && d.mtu && *d.mtu > k_datagram_mtu_max) {
-    mtu_reported.insert({d.mtu.mark.line, d.mtu.mark.column, d.mode.mark.line, d.mode.mark.column});
-    diags.error(d.mtu.mark, "defaults.mtu",
-                std::to_string(*d.mtu) + " is above " + std::to_string(k_datagram_mtu_max) +
-                    ", the datagram-mode maximum (4K IB MTU - 4); defaults.mode is datagram");
-  }
-  for (const auto& g : profile.groups) {
-    for (const auto& spec : g.interfaces) {
-      check_mtu(profile, spec, nullptr, mtu_reported, diags);
-    }
-    for (size_t pos = 1; pos <= g.hosts.size(); ++pos) {
-      const std::string& host = g.hosts[pos - 1];
-      std::vector<std::pair<IpPrefix, Owner>> mine;
-      for (const auto& spec : g.interfaces) {
-        if (!spec.name) {
-          continue;
-        }
-        const auto* over = find_override(profile, host, *spec.name);
-        if (over != nullptr) {
-          check_mtu(profile, spec, over, mtu_reported, diags);
-        }
-        const ResolvedInterface r = merge_interface(profile, spec, over, pos);
-        for (const bool v4 : {true, false}) {
-          const auto& addr = v4 ? r.ipv4 : r.ipv6;
-          if (!addr) {
-            continue;
-          }
-          const auto& own = over != nullptr && (v4 ? over->ipv4 : over->ipv6)
-                                ? (v4 ? over->ipv4 : over->ipv6)
-                                : (v4 ? spec.ipv4 : spec.ipv6);
-          const std::string origin =
-              (over != nullptr && (v4 ? over->ipv4 : over->ipv6) ? over->path : spec.path) +
-              (v4 ? ".ipv4" : ".ipv6");
-          Owner me{&host, *spec.name, origin, own.mark};
-          auto [it, fresh] = owners.emplace(addr->address, me);
-          if (!fresh && ++duplicates <= k_max_reports) {
-            diags.error(me.mark, me.path,
-                        addr->address.str() + " for " + host + " " + me.interface +
-                            " is also assigned to " + *it->second.host + " " +
-                            it->second.interface + " (" + where(it->second.path, it->second.mark) +
-                            ")");
-          }
-          for (const auto& [other, who] : mine) {
-            if (!other.overlaps(*addr) || other.address.family != addr->address.family) {
-              continue;
-            }
-            if (overlap_reported
-                    .insert({who.mark.line, who.mark.column, me.mark.line, me.mark.column})
-                    .second) {
-              diags.error(me.mark, me.path,
-                          host + ": " + me.interface + " " + addr->str() + " overlaps " +
-                              who.interface + " " + other.str() + " (" + where(who.path, who.mark) +
-                              "); two interfaces of one host need " + "separate subnets");
-            }
-          }
-          mine.emplace_back(*addr, me);
-        }
-      }
-    }
-  }
-  if (duplicates > k_max_reports) {
-    diags.error({}, "",
-                std::to_string(duplicates - k_max_reports) +
-                    " more duplicate addresses not shown (groups sharing a pool need " +
-                    "distinct ipv4_offset/ipv6_offset values)");
-  }
-}
-
 }  // namespace
+
+std::string where(const std::string& path, Mark m)
+{
+  return m.line > 0 ? path + ", line " + std::to_string(m.line) : path;
+}
 
 void validate_profile(Profile& profile, const Limits& limits, Diagnostics& diags)
 {

@@ -5,10 +5,28 @@
 #include <ibsetup/diagnostics.hpp>
 #include <ibsetup/profile.hpp>
 
+#include <set>
+#include <string>
+#include <tuple>
+
 namespace ibsetup::profile::detail {
 
 // Expands hostlists, derives child names and checks every cross-field rule. Fills
 // profile.group_of_host and the groups' host lists.
 void validate_profile(Profile& profile, const Limits& limits, Diagnostics& diags);
+
+// Two marks, to report a problem made of two settings only once.
+using MarkKey = std::tuple<int, int, int, int>;
+
+// An MTU above the datagram maximum where the merged mode is datagram (once per pair).
+void check_mtu(const Profile& profile, const InterfaceSpec& spec, const InterfaceSpec* over,
+               std::set<MarkKey>& reported, Diagnostics& diags);
+
+// Walks every host: addresses unique across the cluster, no overlapping subnets on one host,
+// and the MTU rule for every host override.
+void check_addresses(const Profile& profile, Diagnostics& diags);
+
+// "path, line N" for use inside parentheses.
+std::string where(const std::string& path, Mark m);
 
 }  // namespace ibsetup::profile::detail
