@@ -74,7 +74,7 @@ std::vector<Entry> collect(const YAML::Node& node, const std::string& path, Mark
 }  // namespace
 
 MapReader::MapReader(const YAML::Node& node, std::string path, Mark mark, Diagnostics& diags,
-                     std::vector<std::string> known)
+                     const std::vector<std::string>& known)
     : m_path(std::move(path)), m_mark(mark)
 {
   for (auto& e : collect(node, m_path, mark, diags, &m_is_map)) {

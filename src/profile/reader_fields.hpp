@@ -29,7 +29,7 @@ struct Entry {
 class MapReader {
 public:
   MapReader(const YAML::Node& node, std::string path, Mark mark, Diagnostics& diags,
-            std::vector<std::string> known);
+            const std::vector<std::string>& known);
 
   bool is_map() const { return m_is_map; }
   const Entry* get(const std::string& key) const;
