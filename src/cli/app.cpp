@@ -44,6 +44,7 @@ int run(int argc, char** argv)
   app.add_flag("--version", version, "Print the version and exit");
 
   ProfileCommands profile_cmds(app);
+  InventoryCommands inventory_cmds(app);
 
   try {
     app.parse(argc, argv);
@@ -60,7 +61,11 @@ int run(int argc, char** argv)
       std::cerr << app.help();
       return static_cast<int>(ExitCode::usage);
     }
-    return profile_cmds.run();
+    int code = profile_cmds.run();
+    if (code < 0) {
+      code = inventory_cmds.run();
+    }
+    return code;
   } catch (const Error& e) {
     print_error(e.what());
     return static_cast<int>(e.code());

@@ -29,4 +29,17 @@ private:
   bool m_quiet = false;
 };
 
+// inspect
+class InventoryCommands {
+public:
+  explicit InventoryCommands(CLI::App& app);
+  int run();
+
+private:
+  CLI::App* m_inspect = nullptr;
+  std::string m_sysfs_root = "/sys";
+  bool m_json = false;
+  bool m_counters = false;
+};
+
 }  // namespace ibsetup::cli

@@ -1,0 +1,125 @@
+// What the host has: HCAs, their ports and PCI links, and network devices, read from sysfs
+// (rooted at a path, so captured trees can be inspected anywhere), netlink and libibverbs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ibsetup::inventory {
+
+struct PciLink {
+  std::string address;  // 0000:3b:00.0
+  std::optional<std::string> vendor;
+  std::optional<std::string> device;
+  std::optional<double> link_speed_gts;
+  std::optional<int> link_width;
+  std::optional<double> max_link_speed_gts;
+  std::optional<int> max_link_width;
+  std::optional<int> numa_node;
+  std::optional<std::string> bridge;  // upstream bridge address
+  std::optional<double> bridge_max_speed_gts;
+  std::optional<int> bridge_max_width;
+};
+
+struct Port {
+  int port = 0;
+  std::optional<int> state_code;          // 4
+  std::optional<std::string> state;       // ACTIVE
+  std::optional<int> phys_state_code;     // 5
+  std::optional<std::string> phys_state;  // LinkUp
+  std::optional<double> rate_gbps;
+  std::optional<std::string> width;  // 4X
+  std::optional<std::string> speed;  // HDR
+  std::optional<std::string> link_layer;
+  std::optional<int> lid;
+  std::optional<int> sm_lid;
+  std::optional<int> lmc;
+  std::optional<std::string> cap_mask;       // 0xa659e848
+  std::optional<std::string> port_guid;      // 0x0c42a1030016e7e0
+  std::vector<uint16_t> pkeys;               // non-zero P_Key table entries
+  std::optional<int> active_mtu;             // bytes, from libibverbs
+  std::optional<std::string> netdev;         // base IPoIB netdev on this port
+  std::map<std::string, uint64_t> counters;  // only with counters requested
+  std::vector<std::string> saturated;        // counters stuck at their maximum
+};
+
+struct Device {
+  std::string name;
+  std::optional<std::string> node_type;  // CA
+  std::optional<std::string> fw_ver;
+  std::optional<std::string> node_guid;
+  std::optional<std::string> sys_image_guid;
+  std::optional<std::string> hca_type;
+  std::optional<std::string> board_id;
+  std::optional<std::string> hw_rev;
+  std::optional<std::string> driver;
+  std::optional<PciLink> pci;
+  std::vector<Port> ports;
+};
+
+struct Netdev {
+  std::string name;
+  bool ipoib = false;  // type 32 (ARPHRD_INFINIBAND)
+  std::optional<int> type;
+  std::optional<int> ifindex;
+  std::optional<std::string> device;  // HCA name
+  std::optional<int> port;
+  std::optional<std::string> mode;  // datagram | connected
+  std::optional<uint16_t> pkey;
+  std::optional<std::string> parent;  // for pkey children
+  std::optional<bool> umcast;
+  std::optional<int> mtu;
+  std::optional<std::string> operstate;
+  std::optional<bool> carrier;
+  std::vector<std::string> addresses;  // CIDR, from netlink on the live host
+};
+
+struct Host {
+  std::string host;
+  std::vector<Device> devices;
+  std::vector<Netdev> netdevs;
+  std::vector<std::string> warnings;  // malformed values, each naming its file
+};
+
+// Sources beyond sysfs; each may be absent (then the fields they fill stay null).
+class AddressSource {
+public:
+  virtual ~AddressSource() = default;
+  // CIDR addresses by interface index.
+  virtual std::map<int, std::vector<std::string>> addresses() = 0;
+};
+
+class VerbsSource {
+public:
+  virtual ~VerbsSource() = default;
+  // Active MTU in bytes of device/port, or nullopt when the device cannot be opened.
+  virtual std::optional<int> active_mtu(const std::string& device, int port) = 0;
+};
+
+struct Options {
+  std::string sysfs_root = "/sys";
+  bool counters = false;
+  AddressSource* addresses = nullptr;
+  VerbsSource* verbs = nullptr;
+};
+
+// Reads the host. Never throws for odd or missing sysfs content: missing files give nullopt,
+// malformed ones a warning naming the file. Throws EnvironmentError when the root itself
+// cannot be read.
+Host inspect(const Options& options);
+
+// The documented `inspect --json` object.
+std::string host_to_json(const Host& host);
+
+// One block per HCA for people; anomalies are marked with '!'.
+std::string host_to_text(const Host& host);
+
+// Live sources for the running host (netlink, libibverbs).
+std::unique_ptr<AddressSource> make_netlink_address_source();
+std::unique_ptr<VerbsSource> make_verbs_source();
+
+}  // namespace ibsetup::inventory

@@ -1,0 +1,193 @@
+#include "inventory/parse.hpp"
+
+#include "common/strings.hpp"
+
+#include <cctype>
+#include <cstdio>
+
+namespace ibsetup::inventory {
+
+namespace {
+
+const char* const k_port_states[] = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"};
+const char* const k_phys_states[] = {"",
+                                     "Sleep",
+                                     "Polling",
+                                     "Disabled",
+                                     "PortConfigurationTraining",
+                                     "LinkUp",
+                                     "LinkErrorRecovery",
+                                     "Phy Test"};
+
+std::optional<CodeName> parse_code_name(const std::string& text, const char* const* names,
+                                        int count)
+{
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) {
+    return std::nullopt;
+  }
+  const auto code = util::parse_unsigned(util::trim(text.substr(0, colon)));
+  const auto name = util::trim(text.substr(colon + 1));
+  if (!code || *code > 255 || name.empty()) {
+    return std::nullopt;
+  }
+  CodeName out{static_cast<int>(*code), std::string(name)};
+  if (out.code < count && names[out.code][0] != '\0') {
+    out.name = names[out.code];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<CodeName> parse_port_state(const std::string& text)
+{
+  return parse_code_name(text, k_port_states, 6);
+}
+
+std::optional<CodeName> parse_phys_state(const std::string& text)
+{
+  return parse_code_name(text, k_phys_states, 8);
+}
+
+std::optional<Rate> parse_rate(const std::string& text)
+{
+  const auto gb = text.find(" Gb/sec");
+  if (gb == std::string::npos) {
+    return std::nullopt;
+  }
+  const auto value = util::parse_decimal(util::trim(text.substr(0, gb)));
+  const auto open = text.find('(', gb);
+  const auto close = text.find(')', gb);
+  if (!value || open == std::string::npos || close == std::string::npos || close < open) {
+    return std::nullopt;
+  }
+  const std::string inside(util::trim(text.substr(open + 1, close - open - 1)));
+  Rate r;
+  r.gbps = *value;
+  const auto space = inside.find(' ');
+  r.width = inside.substr(0, space);
+  if (r.width.empty() || r.width.back() != 'X') {
+    return std::nullopt;
+  }
+  if (space != std::string::npos) {
+    r.speed = std::string(util::trim(inside.substr(space + 1)));
+  }
+  return r;
+}
+
+std::optional<int> parse_hex_int(const std::string& text)
+{
+  auto t = util::trim(text);
+  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+    const auto v = util::parse_unsigned(t);
+    if (v && *v <= 0x7fffffff) {
+      return static_cast<int>(*v);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<int> parse_decimal_int(const std::string& text)
+{
+  auto t = util::trim(text);
+  bool negative = false;
+  if (!t.empty() && t.front() == '-') {
+    negative = true;
+    t.remove_prefix(1);
+  }
+  if (t.size() > 1 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+    return std::nullopt;
+  }
+  const auto v = util::parse_unsigned(t);
+  if (!v || *v > 0x7fffffff) {
+    return std::nullopt;
+  }
+  return negative ? -static_cast<int>(*v) : static_cast<int>(*v);
+}
+
+namespace {
+
+// Concatenates groups of hex digits separated by ':' into "0x..." of exactly digits digits.
+std::optional<std::string> hex_digits(const std::string& text, size_t digits)
+{
+  std::string out = "0x";
+  for (char c : text) {
+    if (c == ':') {
+      continue;
+    }
+    if (std::isxdigit(static_cast<unsigned char>(c)) == 0) {
+      return std::nullopt;
+    }
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (out.size() != digits + 2) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> parse_guid(const std::string& text)
+{
+  return hex_digits(std::string(util::trim(text)), 16);
+}
+
+std::optional<std::string> guid_of_gid(const std::string& gid)
+{
+  const auto full = hex_digits(std::string(util::trim(gid)), 32);
+  if (!full) {
+    return std::nullopt;
+  }
+  return "0x" + full->substr(2 + 16);
+}
+
+std::optional<std::string> guid_of_ipoib_address(const std::string& address)
+{
+  const std::string t(util::trim(address));
+  // 20 bytes: "80:00:00:48:fe:80:...": 20 * 2 hex digits + 19 colons.
+  if (t.size() != 59) {
+    return std::nullopt;
+  }
+  const auto full = hex_digits(t, 40);
+  if (!full) {
+    return std::nullopt;
+  }
+  return "0x" + full->substr(2 + 24);
+}
+
+std::optional<double> parse_pci_speed(const std::string& text)
+{
+  const auto gt = text.find(" GT/s");
+  if (gt == std::string::npos) {
+    return std::nullopt;
+  }
+  return util::parse_decimal(util::trim(text.substr(0, gt)));
+}
+
+std::optional<std::string> parse_cap_mask(const std::string& text)
+{
+  const auto t = util::trim(text);
+  if (t.size() < 3 || t[0] != '0' || (t[1] != 'x' && t[1] != 'X')) {
+    return std::nullopt;
+  }
+  const auto v = util::parse_unsigned(t);
+  if (!v || *v > 0xffffffffULL) {
+    return std::nullopt;
+  }
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", static_cast<unsigned>(*v));
+  return std::string(buf);
+}
+
+std::optional<uint16_t> parse_pkey(const std::string& text)
+{
+  const auto v = parse_hex_int(text);
+  if (!v || *v > 0xffff) {
+    return std::nullopt;
+  }
+  return static_cast<uint16_t>(*v);
+}
+
+}  // namespace ibsetup::inventory

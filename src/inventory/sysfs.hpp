@@ -1,0 +1,38 @@
+// The one place that reads sysfs. Every path is relative to a root (default /sys), and
+// symlinks are resolved by hand so that nothing outside the root is ever read.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ibsetup::inventory {
+
+class SysfsReader {
+public:
+  explicit SysfsReader(std::string root);
+
+  const std::string& root() const { return m_root; }
+
+  // The path with every symlink resolved, relative to the root ("devices/pci0000:00/..."), or
+  // nullopt when it does not exist, dangles or would leave the root.
+  std::optional<std::string> resolve(const std::string& rel) const;
+
+  // The attribute's content without trailing whitespace; nullopt when missing or unreadable.
+  std::optional<std::string> read(const std::string& rel) const;
+
+  // Entry names of a directory, sorted; empty when it is missing.
+  std::vector<std::string> list(const std::string& rel) const;
+
+  // The last component of a symlink's target ("mlx5_core" for device/driver).
+  std::optional<std::string> link_name(const std::string& rel) const;
+
+  bool is_dir(const std::string& rel) const;
+
+private:
+  std::string m_root;
+  mutable std::unordered_map<std::string, std::optional<std::string>> m_resolved;
+};
+
+}  // namespace ibsetup::inventory

@@ -1,0 +1,244 @@
+#include "inventory/sysfs.hpp"
+#include "test_util.hpp"
+
+#include <ibsetup/error.hpp>
+#include <ibsetup/inventory.hpp>
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace ibsetup;
+using namespace ibsetup::inventory;
+
+namespace {
+
+const fs::path k_fixtures = fs::path(IBSETUP_TEST_DATA) / ".." / "fixtures" / "sysfs";
+
+Host inspect_fixture(const std::string& name)
+{
+  Options o;
+  o.sysfs_root = (k_fixtures / name).string();
+  return inspect(o);
+}
+
+const Port& port_of(const Host& h, const std::string& dev, int port)
+{
+  for (const auto& d : h.devices) {
+    for (const auto& p : d.ports) {
+      if (d.name == dev && p.port == port) {
+        return p;
+      }
+    }
+  }
+  throw std::runtime_error("no such port");
+}
+
+const Netdev& netdev_of(const Host& h, const std::string& name)
+{
+  for (const auto& n : h.netdevs) {
+    if (n.name == name) {
+      return n;
+    }
+  }
+  throw std::runtime_error("no such netdev " + name);
+}
+
+TEST(Inventory, TwoHdrHcas)
+{
+  const Host h = inspect_fixture("hdr-2hca");
+  ASSERT_EQ(2U, h.devices.size());
+  const Device& d = h.devices[0];
+  EXPECT_EQ("mlx5_0", d.name);
+  EXPECT_EQ("CA", *d.node_type);
+  EXPECT_EQ("mlx5_core", *d.driver);
+  ASSERT_TRUE(d.pci);
+  EXPECT_EQ("0000:3b:00.0", d.pci->address);
+  EXPECT_EQ("0x15b3", *d.pci->vendor);
+  EXPECT_EQ(16, *d.pci->link_width);
+  EXPECT_EQ("0000:3a:00.0", *d.pci->bridge);
+  EXPECT_EQ(16, *d.pci->bridge_max_width);
+  const Port& p = port_of(h, "mlx5_0", 1);
+  EXPECT_EQ("ACTIVE", *p.state);
+  EXPECT_EQ(200, *p.rate_gbps);
+  EXPECT_EQ("HDR", *p.speed);
+  EXPECT_EQ(5, *p.lid);
+  EXPECT_EQ(std::vector<uint16_t>{0xffff}, p.pkeys);
+  EXPECT_EQ("ib0", *p.netdev);
+  EXPECT_FALSE(p.active_mtu);  // no verbs source for a fixture
+  EXPECT_TRUE(p.counters.empty());
+  EXPECT_TRUE(h.warnings.empty());
+  EXPECT_EQ("mlx5_1", *netdev_of(h, "ib1").device);
+  EXPECT_EQ(1, *h.devices[1].pci->numa_node);
+}
+
+TEST(Inventory, JsonSchemaGolden)
+{
+  Host h = inspect_fixture("hdr-2hca");
+  h.host = "demo01";
+  const std::string expected = test::read_text(k_fixtures / ".." / "inspect-hdr-2hca.json");
+  EXPECT_EQ(expected, host_to_json(h));
+}
+
+TEST(Inventory, VpiPortInEthernetMode)
+{
+  const Host h = inspect_fixture("vpi-eth-port");
+  EXPECT_EQ("Ethernet", *port_of(h, "mlx5_0", 2).link_layer);
+  EXPECT_EQ("enp94s0f1", *port_of(h, "mlx5_0", 2).netdev);
+  const Netdev& eth = netdev_of(h, "enp94s0f1");
+  EXPECT_FALSE(eth.ipoib);
+  EXPECT_EQ(2, *eth.port);
+  EXPECT_FALSE(eth.mode);
+}
+
+TEST(Inventory, NoSubnetManager)
+{
+  const Port& p = port_of(inspect_fixture("no-sm"), "mlx5_0", 2);
+  EXPECT_EQ("INIT", *p.state);
+  EXPECT_EQ(0, *p.sm_lid);
+}
+
+TEST(Inventory, PortDownPolling)
+{
+  const Host h = inspect_fixture("port-down-polling");
+  const Port& p = port_of(h, "mlx5_0", 1);
+  EXPECT_EQ("DOWN", *p.state);
+  EXPECT_EQ("Polling", *p.phys_state);
+  EXPECT_EQ("down", *netdev_of(h, "ib0").operstate);
+  EXPECT_FALSE(*netdev_of(h, "ib0").carrier);
+}
+
+TEST(Inventory, DegradedPcieLink)
+{
+  const Host h = inspect_fixture("pcie-x8");
+  EXPECT_EQ(8, *h.devices[0].pci->link_width);
+  EXPECT_EQ(16, *h.devices[0].pci->max_link_width);
+  EXPECT_NE(std::string::npos, host_to_text(h).find("DEGRADED"));
+}
+
+TEST(Inventory, Mlx4WithoutPcieLinkFiles)
+{
+  const Host h = inspect_fixture("mlx4-connectx3");
+  ASSERT_EQ(1U, h.devices.size());
+  EXPECT_EQ("mlx4_core", *h.devices[0].driver);
+  EXPECT_FALSE(h.devices[0].pci->link_width);
+  EXPECT_FALSE(h.devices[0].pci->link_speed_gts);
+  EXPECT_EQ(932, *port_of(h, "mlx4_0", 1).lid);
+  EXPECT_EQ("connected", *netdev_of(h, "ib0").mode);
+  EXPECT_EQ(1, *netdev_of(h, "ib0").port);
+  ASSERT_EQ(1U, h.warnings.size());
+  EXPECT_NE(std::string::npos, h.warnings[0].find("class/infiniband/scif0: dangling link"));
+}
+
+TEST(Inventory, QlogicQib)
+{
+  const Host h = inspect_fixture("qib-qle7340");
+  EXPECT_EQ("ib_qib", *h.devices[0].driver);
+  EXPECT_FALSE(h.devices[0].fw_ver);
+  EXPECT_EQ("qib0", *netdev_of(h, "ib0").device);
+  EXPECT_EQ(40, *port_of(h, "qib0", 1).rate_gbps);
+}
+
+TEST(Inventory, PkeyChild)
+{
+  const Host h = inspect_fixture("pkey-child");
+  const Netdev& child = netdev_of(h, "ib0.8001");
+  EXPECT_EQ(0x8001, *child.pkey);
+  EXPECT_EQ("ib0", *child.parent);
+  EXPECT_EQ("mlx5_0", *child.device);
+  EXPECT_EQ("ib0", *port_of(h, "mlx5_0", 1).netdev);  // the base, not the child
+  EXPECT_EQ((std::vector<uint16_t>{0xffff, 0x8001, 0x8002}), port_of(h, "mlx5_0", 1).pkeys);
+}
+
+TEST(Inventory, HcaWithoutNetdev)
+{
+  const Host h = inspect_fixture("no-netdev");
+  EXPECT_FALSE(port_of(h, "mlx5_0", 1).netdev);
+  EXPECT_EQ("ib1", *port_of(h, "mlx5_1", 1).netdev);
+}
+
+TEST(Inventory, OddTreeGivesNullsAndWarnings)
+{
+  const Host h = inspect_fixture("odd-tree");
+  ASSERT_EQ(1U, h.devices.size());
+  const Device& d = h.devices[0];
+  EXPECT_FALSE(d.fw_ver);                   // empty file
+  EXPECT_EQ("MT_0000000222", *d.board_id);  // no trailing newline
+  EXPECT_EQ("MT4123", *d.hca_type);         // extra blank lines
+  const Port& p1 = port_of(h, "mlx5_0", 1);
+  EXPECT_FALSE(p1.rate_gbps);
+  EXPECT_FALSE(p1.lid);
+  const Port& p2 = port_of(h, "mlx5_0", 2);  // a port directory with no files
+  EXPECT_FALSE(p2.state);
+  EXPECT_TRUE(p2.pkeys.empty());
+  const std::string root = (k_fixtures / "odd-tree").string();
+  const std::vector<std::string> expected = {
+      root +
+          "/class/infiniband/mlx5_0/ports/1/rate: cannot parse 'fast' (expected 'N Gb/sec "
+          "(WX SPEED)')",
+      root + "/class/infiniband/mlx5_0/ports/1/lid: cannot parse '12' (expected a hex LID)",
+      root + "/class/infiniband/mlx5_0/ports/1/sm_lid: cannot parse '' (expected a hex LID)",
+      root + "/class/infiniband/mlx5_9: dangling link, skipped"};
+  EXPECT_EQ(expected, h.warnings);
+}
+
+TEST(Inventory, CountersOnlyWhenAsked)
+{
+  Options o;
+  o.sysfs_root = (k_fixtures / "hdr-2hca").string();
+  o.counters = true;
+  const Host h = inspect(o);
+  EXPECT_EQ(0U, port_of(h, "mlx5_0", 1).counters.at("symbol_error"));
+  EXPECT_EQ(17U, port_of(h, "mlx5_0", 1).counters.size());
+}
+
+TEST(Inventory, MissingRootIsAnEnvironmentError)
+{
+  Options o;
+  o.sysfs_root = "/nonexistent/sys";
+  EXPECT_THROW(inspect(o), EnvironmentError);
+}
+
+TEST(Inventory, EmptyRootHasNoDevices)
+{
+  test::TempDir dir;
+  Options o;
+  o.sysfs_root = dir.path().string();
+  const Host h = inspect(o);
+  EXPECT_TRUE(h.devices.empty());
+  EXPECT_TRUE(h.netdevs.empty());
+}
+
+TEST(SysfsReader, NeverLeavesTheRoot)
+{
+  test::TempDir dir;
+  const fs::path root = dir.path() / "sys";
+  fs::create_directories(root / "class" / "infiniband");
+  fs::create_directories(dir.path() / "outside");
+  std::ofstream(dir.path() / "outside" / "secret") << "42\n";
+  fs::create_symlink("../../../outside", root / "class" / "infiniband" / "evil");
+  fs::create_symlink("/etc", root / "class" / "abs");
+  std::ofstream(root / "class" / "plain") << "ok\n";
+  fs::create_symlink("plain", root / "class" / "link-to-plain");
+  SysfsReader r(root.string());
+  EXPECT_FALSE(r.resolve("class/infiniband/evil"));
+  EXPECT_FALSE(r.read("class/infiniband/evil/secret"));
+  EXPECT_FALSE(r.read("class/abs/hostname"));
+  EXPECT_EQ("ok", *r.read("class/plain"));
+  EXPECT_FALSE(r.read("class/link-to-plain"));  // attributes are never links
+  EXPECT_TRUE(r.list("class/infiniband/evil").empty());
+}
+
+TEST(SysfsReader, SymlinkLoopsEnd)
+{
+  test::TempDir dir;
+  fs::create_directories(dir.path() / "class");
+  fs::create_symlink("b", dir.path() / "class" / "a");
+  fs::create_symlink("a", dir.path() / "class" / "b");
+  SysfsReader r(dir.path().string());
+  EXPECT_FALSE(r.resolve("class/a/x"));
+  EXPECT_FALSE(r.read("class/a/x"));
+}
+
+}  // namespace
