@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <thread>
 #include <cstdio>
 
 namespace ibsetup::inventory {
@@ -59,10 +60,15 @@ public:
     }
     auto value = parse(*raw);
     if (!value) {
-      m_warnings.push_back(m_fs.root() + "/" + rel + ": cannot parse '" + *raw + "' (expected " +
-                           expected + ")");
+      warn(rel, *raw, expected);
     }
     return value;
+  }
+
+  void warn(const std::string& rel, const std::string& raw, const char* expected) const
+  {
+    m_warnings.push_back(m_fs.root() + "/" + rel + ": cannot parse '" + raw + "' (expected " +
+                         expected + ")");
   }
 
   const SysfsReader& fs() const { return m_fs; }
@@ -148,11 +154,19 @@ Port read_port(const Reader& r, const std::string& base, int number, bool counte
   p.lmc = r.parsed<int>(d + "lid_mask_count", parse_decimal_int, "a number");
   p.cap_mask = r.parsed<std::string>(d + "cap_mask", parse_cap_mask, "a hex mask");
   p.port_guid = r.parsed<std::string>(d + "gids/0", guid_of_gid, "a GID");
-  for (const auto& index : numeric_entries(r.fs(), d + "pkeys")) {
-    if (auto pkey = r.parsed<uint16_t>(d + "pkeys/" + index, parse_pkey, "0xNNNN")) {
-      if (*pkey != 0) {
-        p.pkeys.push_back(*pkey);
-      }
+  // The kernel numbers P_Key entries 0 .. table length - 1; reading until the first missing
+  // index saves listing the (large) directory.
+  for (int index = 0; index < 0x10000; ++index) {
+    const std::string rel = d + "pkeys/" + std::to_string(index);
+    const auto raw = r.fs().read(rel);
+    if (!raw) {
+      break;
+    }
+    const auto pkey = parse_pkey(*raw);
+    if (!pkey) {
+      r.warn(rel, *raw, "0xNNNN");
+    } else if (*pkey != 0) {
+      p.pkeys.push_back(*pkey);
     }
   }
   if (counters) {
@@ -276,6 +290,38 @@ void bind_netdevs(const Reader& r, Host& host)
   }
 }
 
+// Reads the devices on up to k_max_threads threads, each with its own reader. A port's
+// 128-entry P_Key table is 128 files, so an 8-HCA node means thousands of open/read/close
+// calls; two threads cut that wall time by about a third here (measured, bench/).
+void read_devices(const Options& options, const std::vector<std::string>& names, Host& host)
+{
+  constexpr size_t k_max_threads = 4;
+  const size_t threads =
+      std::min({names.size(), k_max_threads,
+                static_cast<size_t>(std::max(1U, std::thread::hardware_concurrency()))});
+  std::vector<Device> devices(names.size());
+  std::vector<std::vector<std::string>> warnings(names.size());
+  auto work = [&](size_t first) {
+    SysfsReader fs(options.sysfs_root);
+    for (size_t i = first; i < names.size(); i += threads) {
+      Reader r(fs, warnings[i]);
+      devices[i] = read_device(r, names[i], options.counters);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) {
+    pool.emplace_back(work, t);
+  }
+  work(0);
+  for (auto& t : pool) {
+    t.join();
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    host.devices.push_back(std::move(devices[i]));
+    host.warnings.insert(host.warnings.end(), warnings[i].begin(), warnings[i].end());
+  }
+}
+
 std::string short_hostname()
 {
   char buf[HOST_NAME_MAX + 1] = {};
@@ -297,13 +343,15 @@ Host inspect(const Options& options)
   Host host;
   host.host = short_hostname();
   Reader r(fs, host.warnings);
+  std::vector<std::string> names;
   for (const auto& name : fs.list("class/infiniband")) {
-    if (!fs.is_dir("class/infiniband/" + name)) {
+    if (fs.is_dir("class/infiniband/" + name)) {
+      names.push_back(name);
+    } else {
       host.warnings.push_back(fs.root() + "/class/infiniband/" + name + ": dangling link, skipped");
-      continue;
     }
-    host.devices.push_back(read_device(r, name, options.counters));
   }
+  read_devices(options, names, host);
   const bool have_hcas = !host.devices.empty();
   for (const auto& name : fs.list("class/net")) {
     Netdev n = read_netdev(r, name);

@@ -14,32 +14,6 @@ namespace {
 constexpr int k_max_links = 40;
 constexpr size_t k_max_attribute = 65536;
 
-std::vector<std::string> split(const std::string& path)
-{
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t end = path.find('/', start);
-    if (end == std::string::npos) {
-      end = path.size();
-    }
-    if (end > start) {
-      out.push_back(path.substr(start, end - start));
-    }
-    start = end + 1;
-  }
-  return out;
-}
-
-std::string join(const std::vector<std::string>& parts)
-{
-  std::string out;
-  for (const auto& p : parts) {
-    out += (out.empty() ? "" : "/") + p;
-  }
-  return out;
-}
-
 }  // namespace
 
 SysfsReader::SysfsReader(std::string root) : m_root(std::move(root))
@@ -51,68 +25,50 @@ SysfsReader::SysfsReader(std::string root) : m_root(std::move(root))
 
 std::optional<std::string> SysfsReader::resolve(const std::string& rel) const
 {
+  return resolve_depth(rel, 0);
+}
+
+// Resolves the parent (cached), then only the last component: one lstat per directory.
+std::optional<std::string> SysfsReader::resolve_depth(const std::string& rel, int links) const
+{
   const auto cached = m_resolved.find(rel);
   if (cached != m_resolved.end()) {
     return cached->second;
   }
-  std::vector<std::string> pending = split(rel);
-  std::reverse(pending.begin(), pending.end());
-  std::vector<std::string> done;
-  int links = 0;
   std::optional<std::string> result;
-  bool ok = true;
-  while (ok && !pending.empty()) {
-    std::string part = pending.back();
-    pending.pop_back();
-    if (part == ".") {
-      continue;
+  const auto slash = rel.rfind('/');
+  const std::string last = slash == std::string::npos ? rel : rel.substr(slash + 1);
+  const auto parent = slash == std::string::npos ? std::optional<std::string>("")
+                                                 : resolve_depth(rel.substr(0, slash), links);
+  if (!parent) {
+    result = std::nullopt;
+  } else if (last.empty() || last == ".") {
+    result = parent;
+  } else if (last == "..") {
+    if (!parent->empty()) {  // never above the root
+      const auto up = parent->rfind('/');
+      result = up == std::string::npos ? std::string() : parent->substr(0, up);
     }
-    if (part == "..") {
-      if (done.empty()) {
-        ok = false;  // would leave the root
-        break;
-      }
-      done.pop_back();
-      continue;
-    }
-    done.push_back(part);
-    const std::string full = m_root + "/" + join(done);
+  } else {
+    const std::string path = parent->empty() ? last : *parent + "/" + last;
+    const std::string full = m_root + "/" + path;
     struct stat st {};
     if (lstat(full.c_str(), &st) != 0) {
-      ok = false;
-      break;
-    }
-    if (!S_ISLNK(st.st_mode)) {
-      continue;
-    }
-    if (++links > k_max_links) {
-      ok = false;
-      break;
-    }
-    char target[4096];
-    const ssize_t n = readlink(full.c_str(), target, sizeof target - 1);
-    if (n <= 0) {
-      ok = false;
-      break;
-    }
-    std::string t(target, static_cast<size_t>(n));
-    done.pop_back();
-    if (t.front() == '/') {
-      // Absolute links only make sense inside a live /sys; map "/sys/..." into the root.
-      if (t.compare(0, 5, "/sys/") != 0) {
-        ok = false;
-        break;
+      result = std::nullopt;
+    } else if (!S_ISLNK(st.st_mode)) {
+      result = path;
+    } else if (links < k_max_links) {
+      char target[4096];
+      const ssize_t n = readlink(full.c_str(), target, sizeof target - 1);
+      std::string t = n > 0 ? std::string(target, static_cast<size_t>(n)) : std::string();
+      if (!t.empty() && t.front() == '/') {
+        // Absolute links only make sense inside a live /sys: map "/sys/..." into the root.
+        result =
+            t.compare(0, 5, "/sys/") == 0 ? resolve_depth(t.substr(5), links + 1) : std::nullopt;
+      } else if (!t.empty()) {
+        result = resolve_depth(*parent + (parent->empty() ? "" : "/") + t, links + 1);
       }
-      done.clear();
-      t = t.substr(5);
     }
-    auto parts = split(t);
-    for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
-      pending.push_back(*it);
-    }
-  }
-  if (ok) {
-    result = join(done);
   }
   m_resolved.emplace(rel, result);
   return result;
@@ -132,20 +88,20 @@ std::optional<std::string> SysfsReader::read(const std::string& rel) const
     path = *dir + rel.substr(slash);
   }
   const std::string full = m_root + "/" + path;
+  // O_NONBLOCK: a FIFO planted in a captured tree must not hang the reader.
   const int fd = open(full.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
-    return std::nullopt;
-  }
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
     return std::nullopt;
   }
   std::string out;
   char buf[4096];
   ssize_t n = 0;
+  // sysfs hands out a whole attribute in one read; a short read means the end.
   while ((n = ::read(fd, buf, sizeof buf)) > 0 && out.size() < k_max_attribute) {
     out.append(buf, static_cast<size_t>(n));
+    if (static_cast<size_t>(n) < sizeof buf) {
+      break;
+    }
   }
   close(fd);
   if (n < 0) {

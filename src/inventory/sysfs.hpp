@@ -31,6 +31,8 @@ public:
   bool is_dir(const std::string& rel) const;
 
 private:
+  std::optional<std::string> resolve_depth(const std::string& rel, int links) const;
+
   std::string m_root;
   mutable std::unordered_map<std::string, std::optional<std::string>> m_resolved;
 };

@@ -3,6 +3,7 @@
 #include <ibsetup/inventory.hpp>
 
 #include <infiniband/verbs.h>
+#include <unistd.h>
 
 namespace ibsetup::inventory {
 
@@ -60,7 +61,11 @@ private:
     }
     if (!m_listed) {
       m_listed = true;
-      m_list = ibv_get_device_list(&m_count);
+      // Listing devices dlopens every provider library; without uverbs device nodes no
+      // device can be opened anyway, so do not pay for it.
+      if (access("/dev/infiniband", F_OK) == 0) {
+        m_list = ibv_get_device_list(&m_count);
+      }
     }
     ibv_context* ctx = nullptr;
     for (int i = 0; m_list != nullptr && i < m_count; ++i) {
