@@ -74,6 +74,7 @@ struct Netdev {
   std::optional<bool> umcast;
   std::optional<int> mtu;
   std::optional<std::string> operstate;
+  std::optional<bool> admin_up;  // IFF_UP in flags
   std::optional<bool> carrier;
   std::vector<std::string> addresses;  // CIDR, from netlink on the live host
 };
@@ -103,6 +104,8 @@ public:
 struct Options {
   std::string sysfs_root = "/sys";
   bool counters = false;
+  // Netdevs to report even when they are neither IPoIB nor on an HCA (what a profile names).
+  std::vector<std::string> netdev_names;
   AddressSource* addresses = nullptr;
   VerbsSource* verbs = nullptr;
 };

@@ -222,6 +222,9 @@ Netdev read_netdev(const Reader& r, const std::string& name)
   n.ifindex = r.parsed<int>(d + "ifindex", parse_decimal_int, "a number");
   n.mtu = r.parsed<int>(d + "mtu", parse_decimal_int, "a number");
   n.operstate = r.text(d + "operstate");
+  if (auto flags = r.parsed<int>(d + "flags", parse_hex_int, "a hex number")) {
+    n.admin_up = (*flags & 0x1) != 0;  // IFF_UP
+  }
   if (auto c = r.text(d + "carrier")) {
     n.carrier = *c == "1";
   }
@@ -355,13 +358,20 @@ Host inspect(const Options& options)
   const bool have_hcas = !host.devices.empty();
   for (const auto& name : fs.list("class/net")) {
     Netdev n = read_netdev(r, name);
-    if (n.ipoib || have_hcas) {
+    const bool named = std::find(options.netdev_names.begin(), options.netdev_names.end(),
+                                 name) != options.netdev_names.end();
+    if (n.ipoib || have_hcas || named) {
       host.netdevs.push_back(std::move(n));
     }
   }
   bind_netdevs(r, host);
   host.netdevs.erase(std::remove_if(host.netdevs.begin(), host.netdevs.end(),
-                                    [](const Netdev& n) { return !n.ipoib && !n.device; }),
+                                    [&options](const Netdev& n) {
+                                      return !n.ipoib && !n.device &&
+                                             std::find(options.netdev_names.begin(),
+                                                       options.netdev_names.end(),
+                                                       n.name) == options.netdev_names.end();
+                                    }),
                      host.netdevs.end());
   if (options.addresses != nullptr) {
     const auto by_index = options.addresses->addresses();

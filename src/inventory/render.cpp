@@ -81,6 +81,7 @@ void netdev_json(JsonWriter& j, const Netdev& n)
   j.key("umcast").value(n.umcast);
   j.key("mtu").value(n.mtu);
   j.key("operstate").value(n.operstate);
+  j.key("admin_up").value(n.admin_up);
   j.key("carrier").value(n.carrier);
   j.key("addresses").begin_array();
   for (const auto& a : n.addresses) {
