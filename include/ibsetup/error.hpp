@@ -15,6 +15,9 @@ enum class ExitCode : int {
   bad_input = 3,     // the profile (or another input file) is invalid
   environment = 4,   // the host lacks something ibsetup needs (files, permissions, tools)
   check_failed = 5,  // `check` found a failing check
+  changes_pending = 6,  // `plan --detailed-exitcode`: the host differs from the profile
+  apply_failed = 7,     // apply failed and was rolled back (the report says what and why)
+  busy = 8,             // another ibsetup apply holds the lock
 };
 
 // Base of every exception the library throws on purpose; carries the exit code it maps to.

@@ -84,6 +84,7 @@ struct Defaults {
   Setting<Mode> mode;
   Setting<int> mtu;
   Setting<Backend> backend;
+  Setting<bool> prune;  // remove undeclared pkey children of declared interfaces
 };
 
 struct Group {
@@ -144,6 +145,7 @@ struct ResolvedNode {
   std::vector<HcaSpec> hcas;
   std::vector<ResolvedInterface> interfaces;
   std::vector<ResolvedPeer> peers;
+  bool prune = false;
 };
 
 // Loading limits; the defaults are far above any real cluster profile.

@@ -29,6 +29,9 @@ const char* const k_footer = R"(Exit codes:
   3  invalid input (the profile or another input file; every problem is listed)
   4  environment problem (missing file, permission or program on this host)
   5  a check failed
+  6  plan --detailed-exitcode: changes are pending
+  7  apply failed; every change it made was rolled back (the report says what and why)
+  8  another ibsetup apply holds the lock
 
 See ibsetup(8) and ibsetup-profile(5).)";
 
@@ -45,6 +48,7 @@ int run(int argc, char** argv)
 
   ProfileCommands profile_cmds(app);
   InventoryCommands inventory_cmds(app);
+  PipelineCommands pipeline_cmds(app);
 
   try {
     app.parse(argc, argv);
@@ -64,6 +68,9 @@ int run(int argc, char** argv)
     int code = profile_cmds.run();
     if (code < 0) {
       code = inventory_cmds.run();
+    }
+    if (code < 0) {
+      code = pipeline_cmds.run();
     }
     return code;
   } catch (const Error& e) {

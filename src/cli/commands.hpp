@@ -42,4 +42,29 @@ private:
   bool m_counters = false;
 };
 
+// plan, apply
+class PipelineCommands {
+public:
+  explicit PipelineCommands(CLI::App& app);
+  int run();
+
+private:
+  int plan();
+  int apply();
+
+  CLI::App* m_plan = nullptr;
+  CLI::App* m_apply = nullptr;
+  std::string m_file;
+  std::string m_node;
+  std::string m_sysfs_root = "/sys";
+  std::string m_backend = "auto";
+  std::string m_lock_file = "/run/ibsetup.lock";
+  int m_wait = 0;
+  bool m_json = false;
+  bool m_prune = false;
+  bool m_dry_run = false;
+  bool m_detailed_exitcode = false;
+  bool m_quiet = false;
+};
+
 }  // namespace ibsetup::cli

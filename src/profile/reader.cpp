@@ -391,7 +391,7 @@ void read_profile(const YAML::Node& root, Profile& profile, Diagnostics& diags)
     diags.error(top, "", "missing required key 'version' (add 'version: 1' at the top)");
   }
   if (const auto* e = m.get("defaults")) {
-    MapReader d(e->value, e->path, e->value_mark, diags, {"mode", "mtu", "backend"});
+    MapReader d(e->value, e->path, e->value_mark, diags, {"mode", "mtu", "backend", "prune"});
     if (const auto* x = d.get("mode")) {
       profile.defaults.mode = read_enum(*x, k_modes, diags);
     }
@@ -400,6 +400,9 @@ void read_profile(const YAML::Node& root, Profile& profile, Diagnostics& diags)
     }
     if (const auto* x = d.get("backend")) {
       profile.defaults.backend = read_enum(*x, k_backends, diags);
+    }
+    if (const auto* x = d.get("prune")) {
+      profile.defaults.prune = read_bool(*x, diags);
     }
   }
   if (const auto* e = m.get("nodes")) {

@@ -184,6 +184,7 @@ ResolvedNode resolve_own(const Profile& profile, const std::string& host)
     }
   }
   node.hcas = group.hcas;
+  node.prune = profile.defaults.prune && *profile.defaults.prune;
   for (const auto& spec : group.interfaces) {
     const auto* over = detail::find_override(detail::find_host_override(profile, host),
                                              spec.name ? *spec.name : "");

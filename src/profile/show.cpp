@@ -29,6 +29,7 @@ std::string node_to_json(const ResolvedNode& node)
   j.key("group").value(static_cast<uint64_t>(node.group));
   j.key("group_hosts").value(node.group_hosts);
   j.key("position").value(static_cast<uint64_t>(node.position));
+  j.key("prune").value(node.prune);
   j.key("hcas").begin_array();
   const auto same = [](const auto& v) { return v; };
   for (const auto& h : node.hcas) {

@@ -142,7 +142,7 @@ TEST(Profile, ShowJsonIsStable)
   const Profile p = load_profile_text(k_example, "cluster.yaml");
   const std::string json = node_to_json(resolve_node(p, "cn017"));
   EXPECT_EQ(
-      R"({"host":"cn017","group":0,"group_hosts":"cn[001-128],gpu[01-08]","position":17,)"
+      R"({"host":"cn017","group":0,"group_hosts":"cn[001-128],gpu[01-08]","position":17,"prune":false,)"
       R"("hcas":[{"device":"mlx5_0","pci":null,"link_type":"ib","firmware_min":"20.31.1014",)"
       R"("pcie":{"width":16,"speed_gts":16.0},"ports":[{"port":1,"link_type":"ib",)"
       R"("rate_min_gbps":200.0,"state":"active"}]}],"interfaces":[{"name":"ib0","parent":null,)"

@@ -1,0 +1,206 @@
+#include "common/strings.hpp"
+
+#include <ibsetup/apply.hpp>
+#include <ibsetup/json.hpp>
+
+#include <chrono>
+#include <thread>
+
+namespace ibsetup::apply {
+
+namespace {
+
+using plan::Action;
+using plan::ActionKind;
+
+profile::Mode mode_from(const std::optional<std::string>& text)
+{
+  return text && *text == "connected" ? profile::Mode::connected : profile::Mode::datagram;
+}
+
+void run(const Action& a, LinkBackend& backend)
+{
+  switch (a.kind) {
+  case ActionKind::delete_child:
+    backend.delete_link(a.ifname);
+    break;
+  case ActionKind::create_child:
+    backend.create_child(a.parent, a.ifname, a.pkey, a.mode);
+    break;
+  case ActionKind::set_mode:
+    backend.set_mode(a.ifname, *a.mode);
+    break;
+  case ActionKind::set_mtu:
+    backend.set_mtu(a.ifname, a.mtu);
+    break;
+  case ActionKind::remove_address:
+    backend.remove_address(a.ifname, *a.address);
+    break;
+  case ActionKind::add_address:
+    backend.add_address(a.ifname, *a.address);
+    break;
+  case ActionKind::set_up:
+    backend.set_up(a.ifname, true);
+    break;
+  }
+}
+
+// The step that restores the state an action changed; nullopt when there is nothing to undo.
+std::optional<std::pair<std::string, std::function<void(LinkBackend&)>>> inverse(const Action& a)
+{
+  using Undo = std::pair<std::string, std::function<void(LinkBackend&)>>;
+  switch (a.kind) {
+  case ActionKind::delete_child:
+    return Undo{"recreate " + a.ifname, [a](LinkBackend& b) {
+                  b.create_child(a.parent, a.ifname, a.pkey, std::nullopt);
+                }};
+  case ActionKind::create_child:
+    return Undo{"delete " + a.ifname, [a](LinkBackend& b) { b.delete_link(a.ifname); }};
+  case ActionKind::set_mode:
+    if (!a.from_mode) {
+      return std::nullopt;
+    }
+    return Undo{a.ifname + " mode back to " + *a.from_mode,
+                [a](LinkBackend& b) { b.set_mode(a.ifname, mode_from(a.from_mode)); }};
+  case ActionKind::set_mtu:
+    if (!a.from_mtu) {
+      return std::nullopt;
+    }
+    return Undo{a.ifname + " mtu back to " + std::to_string(*a.from_mtu),
+                [a](LinkBackend& b) { b.set_mtu(a.ifname, *a.from_mtu); }};
+  case ActionKind::remove_address:
+    return Undo{"re-add " + a.address->str() + " on " + a.ifname,
+                [a](LinkBackend& b) { b.add_address(a.ifname, *a.address); }};
+  case ActionKind::add_address:
+    return Undo{"remove " + a.address->str() + " from " + a.ifname,
+                [a](LinkBackend& b) { b.remove_address(a.ifname, *a.address); }};
+  case ActionKind::set_up:
+  default:
+    return Undo{a.ifname + " down again", [a](LinkBackend& b) { b.set_up(a.ifname, false); }};
+  }
+}
+
+// "desired X, current Y" for an action the host still needs after applying.
+std::string unconverged(const Action& a)
+{
+  switch (a.kind) {
+  case ActionKind::create_child:
+    return a.ifname + ": desired present, current absent";
+  case ActionKind::delete_child:
+    return a.ifname + ": desired absent, current present";
+  case ActionKind::set_mode:
+    return a.ifname + " mode: desired " +
+           profile::to_string(a.mode.value_or(profile::Mode::datagram)) + ", current " +
+           a.from_mode.value_or("?");
+  case ActionKind::set_mtu:
+    return a.ifname + " mtu: desired " + std::to_string(a.mtu) + ", current " +
+           (a.from_mtu ? std::to_string(*a.from_mtu) : "?");
+  case ActionKind::add_address:
+    return a.ifname + " address " + a.address->str() + ": desired present, current absent";
+  case ActionKind::remove_address:
+    return a.ifname + " address " + a.address->str() + ": desired absent, current present";
+  case ActionKind::set_up:
+  default:
+    return a.ifname + " state: desired up, current down";
+  }
+}
+
+void say(const Options& options, const std::string& line)
+{
+  if (options.progress) {
+    options.progress(line);
+  }
+}
+
+}  // namespace
+
+Report apply_plan(const plan::Plan& plan, LinkBackend& backend,
+                  const std::function<plan::Plan()>& replan, const Options& options)
+{
+  Report report;
+  report.host = plan.host;
+  std::vector<std::pair<std::string, std::function<void(LinkBackend&)>>> journal;
+  for (const auto& a : plan.actions) {
+    if (options.interrupted()) {
+      report.failure = "interrupted before: " + a.describe();
+      break;
+    }
+    try {
+      run(a, backend);
+    } catch (const BackendError& e) {
+      report.failure = e.what();
+      say(options, "  " + a.describe() + "  FAILED: " + e.what());
+      break;
+    }
+    say(options, "  " + a.describe() + "  ok");
+    report.done.push_back(a.describe());
+    if (auto undo = inverse(a)) {
+      journal.push_back(std::move(*undo));
+    }
+    if (options.step_delay_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(options.step_delay_ms));
+    }
+  }
+  if (report.failure.empty()) {
+    // Addresses and carrier settle asynchronously: re-read a few times before judging.
+    for (int i = 0; i < options.verify_tries; ++i) {
+      const plan::Plan again = replan();
+      report.not_converged.clear();
+      for (const auto& a : again.actions) {
+        report.not_converged.push_back(unconverged(a));
+      }
+      if (report.not_converged.empty() || options.interrupted()) {
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(options.verify_interval_ms));
+    }
+    if (options.interrupted()) {
+      report.failure = "interrupted during verification";
+    } else if (!report.not_converged.empty()) {
+      report.failure = "verification failed: " + report.not_converged.front();
+    }
+  }
+  if (report.failure.empty()) {
+    report.changes = report.done.size();
+    return report;
+  }
+  for (auto it = journal.rbegin(); it != journal.rend(); ++it) {
+    try {
+      it->second(backend);
+      report.rollback.push_back(it->first + ": ok");
+    } catch (const BackendError& e) {
+      report.rollback.push_back(it->first + ": FAILED: " + e.what());
+    }
+    say(options, "  rollback: " + report.rollback.back());
+  }
+  return report;
+}
+
+std::string report_to_json(const Report& report)
+{
+  JsonWriter j;
+  j.begin_object();
+  j.key("host").value(report.host);
+  j.key("ok").value(report.ok());
+  j.key("changes").value(static_cast<uint64_t>(report.changes));
+  auto list = [&j](const char* key, const std::vector<std::string>& items) {
+    j.key(key).begin_array();
+    for (const auto& i : items) {
+      j.value(i);
+    }
+    j.end_array();
+  };
+  list("done", report.done);
+  list("rollback", report.rollback);
+  list("not_converged", report.not_converged);
+  j.key("failure");
+  if (report.failure.empty()) {
+    j.null();
+  } else {
+    j.value(report.failure);
+  }
+  j.end_object();
+  return j.str() + "\n";
+}
+
+}  // namespace ibsetup::apply

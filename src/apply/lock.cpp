@@ -1,0 +1,69 @@
+#include <ibsetup/apply.hpp>
+
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <sys/file.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+namespace ibsetup::apply {
+
+ApplyLock::ApplyLock(const std::string& path, int wait_seconds)
+{
+  m_fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (m_fd < 0) {
+    throw EnvironmentError("cannot open the lock file " + path + ": " + std::strerror(errno));
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait_seconds);
+  while (flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK || std::chrono::steady_clock::now() >= deadline) {
+      char buf[32] = {};
+      const ssize_t n = pread(m_fd, buf, sizeof buf - 1, 0);
+      std::string holder = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "?";
+      while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) {
+        holder.pop_back();
+      }
+      close(m_fd);
+      m_fd = -1;
+      throw Error(ExitCode::busy, "another ibsetup apply (pid " + holder + ") holds " + path +
+                                      "; waited " + std::to_string(wait_seconds) +
+                                      " s (use --wait SECONDS to wait longer)");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  // Write, then cut to length: a reader never sees an empty file while we hold the lock.
+  const std::string pid = std::to_string(getpid()) + "\n";
+  if (pwrite(m_fd, pid.data(), pid.size(), 0) == static_cast<ssize_t>(pid.size())) {
+    (void)ftruncate(m_fd, static_cast<off_t>(pid.size()));  // the pid is only a hint
+  }
+}
+
+ApplyLock::~ApplyLock()
+{
+  if (m_fd >= 0) {
+    close(m_fd);  // releases the flock
+  }
+}
+
+void require_net_admin()
+{
+  __user_cap_header_struct header{};
+  header.version = _LINUX_CAPABILITY_VERSION_3;
+  header.pid = 0;
+  __user_cap_data_struct data[2] = {};
+  if (syscall(SYS_capget, &header, data) != 0) {
+    throw EnvironmentError(std::string("cannot read this process's capabilities: ") +
+                           std::strerror(errno));
+  }
+  if ((data[0].effective & (1U << CAP_NET_ADMIN)) == 0) {
+    throw EnvironmentError("apply needs the CAP_NET_ADMIN capability to change interfaces; "
+                           "run it as root (nothing was changed)");
+  }
+}
+
+}  // namespace ibsetup::apply

@@ -1,0 +1,245 @@
+// Links and addresses over rtnetlink with libnl: the only apply code that includes libnl.
+// libnl 3.7 has no ipoib link module, so pkey children and modes are built with its generic
+// message API: IFLA_LINKINFO { IFLA_INFO_KIND "ipoib", IFLA_INFO_DATA { IFLA_IPOIB_PKEY,
+// IFLA_IPOIB_MODE } } (linux/if_link.h), as `ip link add ... type ipoib` sends.
+#include <ibsetup/apply.hpp>
+
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/route/addr.h>
+#include <netlink/route/link.h>
+
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+namespace ibsetup::apply {
+
+namespace {
+
+constexpr uint16_t k_ipoib_mode_datagram = 0;
+constexpr uint16_t k_ipoib_mode_connected = 1;
+
+struct AckState {
+  int error = 0;
+};
+
+int on_error(sockaddr_nl* /*who*/, nlmsgerr* err, void* arg)
+{
+  static_cast<AckState*>(arg)->error = err->error;
+  return NL_STOP;
+}
+
+int on_ack(nl_msg* /*msg*/, void* /*arg*/)
+{
+  return NL_STOP;
+}
+
+class NetlinkBackend : public LinkBackend {
+public:
+  NetlinkBackend()
+  {
+    m_sock = nl_socket_alloc();
+    if (m_sock == nullptr) {
+      throw BackendError("netlink: cannot allocate a socket");
+    }
+    const int err = nl_connect(m_sock, NETLINK_ROUTE);
+    if (err < 0) {
+      nl_socket_free(m_sock);
+      throw BackendError(std::string("netlink: cannot connect: ") + nl_geterror(err));
+    }
+  }
+
+  ~NetlinkBackend() override { nl_socket_free(m_sock); }
+
+  NetlinkBackend(const NetlinkBackend&) = delete;
+  NetlinkBackend& operator=(const NetlinkBackend&) = delete;
+
+  void create_child(const std::string& parent, const std::string& name, uint16_t pkey,
+                    std::optional<profile::Mode> mode) override
+  {
+    const std::string what = "create " + name + " (pkey 0x" + hex(pkey) + " on " + parent + ")";
+    Msg msg(RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0);
+    nla_put_string(msg.get(), IFLA_IFNAME, name.c_str());
+    nla_put_u32(msg.get(), IFLA_LINK, static_cast<uint32_t>(index_of(parent, what)));
+    put_ipoib(msg.get(), pkey, mode);
+    send(msg, what, "is ib_ipoib loaded, and is the parent an IPoIB interface?");
+  }
+
+  void delete_link(const std::string& name) override
+  {
+    const std::string what = "delete " + name;
+    Msg msg(RTM_DELLINK, 0, index_of(name, what));
+    send(msg, what, "");
+  }
+
+  void set_mode(const std::string& name, profile::Mode mode) override
+  {
+    const std::string what = name + ": set mode " + profile::to_string(mode);
+    Msg msg(RTM_NEWLINK, 0, index_of(name, what));
+    put_ipoib(msg.get(), std::nullopt, mode);
+    try {
+      send(msg, what, "");
+    } catch (const BackendError& netlink_error) {
+      // Kernels before IPoIB's rtnl_link_ops changes only take the mode through sysfs.
+      std::ofstream out("/sys/class/net/" + name + "/mode");
+      out << profile::to_string(mode) << '\n';
+      out.flush();
+      if (!out) {
+        throw BackendError(std::string(netlink_error.what()) + "; writing /sys/class/net/" +
+                           name + "/mode failed too");
+      }
+    }
+  }
+
+  void set_mtu(const std::string& name, int mtu) override
+  {
+    const std::string what = name + ": set mtu " + std::to_string(mtu);
+    Msg msg(RTM_NEWLINK, 0, index_of(name, what));
+    nla_put_u32(msg.get(), IFLA_MTU, static_cast<uint32_t>(mtu));
+    send(msg, what, "");
+  }
+
+  void set_up(const std::string& name, bool up) override
+  {
+    const std::string what = name + (up ? ": set up" : ": set down");
+    Msg msg(RTM_NEWLINK, 0, index_of(name, what));
+    auto* ifi = static_cast<ifinfomsg*>(nlmsg_data(nlmsg_hdr(msg.get())));
+    ifi->ifi_change = IFF_UP;
+    ifi->ifi_flags = up ? IFF_UP : 0;
+    send(msg, what, "");
+  }
+
+  void add_address(const std::string& name, const IpPrefix& address) override
+  {
+    address_request(name, address, true);
+  }
+
+  void remove_address(const std::string& name, const IpPrefix& address) override
+  {
+    address_request(name, address, false);
+  }
+
+private:
+  // An RTM_*LINK request with its ifinfomsg header.
+  class Msg {
+  public:
+    Msg(int type, int flags, int ifindex)
+    {
+      m_msg = nlmsg_alloc_simple(type, NLM_F_REQUEST | NLM_F_ACK | flags);
+      if (m_msg == nullptr) {
+        throw BackendError("netlink: out of memory");
+      }
+      ifinfomsg ifi{};
+      ifi.ifi_family = AF_UNSPEC;
+      ifi.ifi_index = ifindex;
+      nlmsg_append(m_msg, &ifi, sizeof ifi, NLMSG_ALIGNTO);
+    }
+    explicit Msg(nl_msg* adopt) : m_msg(adopt) {}
+    ~Msg() { nlmsg_free(m_msg); }
+    Msg(const Msg&) = delete;
+    Msg& operator=(const Msg&) = delete;
+    nl_msg* get() const { return m_msg; }
+
+  private:
+    nl_msg* m_msg = nullptr;
+  };
+
+  static std::string hex(uint16_t v)
+  {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "%04x", v);
+    return buf;
+  }
+
+  static int index_of(const std::string& name, const std::string& what)
+  {
+    const unsigned index = if_nametoindex(name.c_str());
+    if (index == 0) {
+      throw BackendError(what + ": no interface " + name);
+    }
+    return static_cast<int>(index);
+  }
+
+  static void put_ipoib(nl_msg* msg, std::optional<uint16_t> pkey,
+                        std::optional<profile::Mode> mode)
+  {
+    nlattr* info = nla_nest_start(msg, IFLA_LINKINFO);
+    nla_put_string(msg, IFLA_INFO_KIND, "ipoib");
+    nlattr* data = nla_nest_start(msg, IFLA_INFO_DATA);
+    if (pkey) {
+      nla_put_u16(msg, IFLA_IPOIB_PKEY, *pkey);
+    }
+    if (mode) {
+      nla_put_u16(msg, IFLA_IPOIB_MODE,
+                  *mode == profile::Mode::connected ? k_ipoib_mode_connected
+                                                    : k_ipoib_mode_datagram);
+    }
+    nla_nest_end(msg, data);
+    nla_nest_end(msg, info);
+  }
+
+  // Sends the request and waits for the kernel's answer; throws with its errno text.
+  void send(const Msg& msg, const std::string& what, const std::string& hint)
+  {
+    int err = nl_send_auto(m_sock, msg.get());
+    if (err < 0) {
+      throw BackendError(what + ": netlink send failed: " + nl_geterror(err));
+    }
+    AckState state;
+    nl_cb* cb = nl_cb_alloc(NL_CB_DEFAULT);
+    nl_cb_err(cb, NL_CB_CUSTOM, on_error, &state);
+    nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &state);
+    err = nl_recvmsgs(m_sock, cb);
+    nl_cb_put(cb);
+    if (state.error != 0) {
+      std::string message = what + ": the kernel refused: " + std::strerror(-state.error);
+      if (!hint.empty() && (state.error == -EOPNOTSUPP || state.error == -ENODEV)) {
+        message += " (" + hint + ")";
+      }
+      throw BackendError(message);
+    }
+    if (err < 0) {
+      throw BackendError(what + ": netlink: " + nl_geterror(err));
+    }
+  }
+
+  void address_request(const std::string& name, const IpPrefix& address, bool add)
+  {
+    const std::string what = name + (add ? ": add " : ": remove ") + address.str();
+    rtnl_addr* addr = rtnl_addr_alloc();
+    const int family = address.address.family == Family::ipv4 ? AF_INET : AF_INET6;
+    const size_t len = family == AF_INET ? 4 : 16;
+    nl_addr* local = nl_addr_build(family, address.address.bytes.data(), len);
+    nl_addr_set_prefixlen(local, address.length);
+    rtnl_addr_set_ifindex(addr, index_of(name, what));
+    rtnl_addr_set_local(addr, local);
+    rtnl_addr_set_prefixlen(addr, address.length);
+    nl_addr_put(local);
+    nl_msg* raw = nullptr;
+    const int err = add ? rtnl_addr_build_add_request(addr, NLM_F_EXCL, &raw)
+                        : rtnl_addr_build_delete_request(addr, 0, &raw);
+    rtnl_addr_put(addr);
+    if (err < 0) {
+      throw BackendError(what + ": netlink: " + nl_geterror(err));
+    }
+    nlmsg_hdr(raw)->nlmsg_flags |= NLM_F_ACK;
+    Msg msg(raw);
+    send(msg, what, "");
+  }
+
+  nl_sock* m_sock = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<LinkBackend> make_netlink_backend()
+{
+  return std::make_unique<NetlinkBackend>();
+}
+
+}  // namespace ibsetup::apply

@@ -1,0 +1,211 @@
+#include "cli/app.hpp"
+#include "cli/commands.hpp"
+
+#include <ibsetup/apply.hpp>
+#include <ibsetup/inventory.hpp>
+#include <ibsetup/plan.hpp>
+#include <ibsetup/profile.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+
+namespace ibsetup::cli {
+
+namespace {
+
+std::atomic<int> g_signal{0};
+
+extern "C" void on_signal(int sig)
+{
+  g_signal = sig;
+}
+
+// SIGINT/SIGTERM during apply stop it between steps and roll back.
+class SignalGuard {
+public:
+  SignalGuard()
+  {
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &m_old_int);
+    sigaction(SIGTERM, &sa, &m_old_term);
+  }
+  ~SignalGuard()
+  {
+    sigaction(SIGINT, &m_old_int, nullptr);
+    sigaction(SIGTERM, &m_old_term, nullptr);
+  }
+  SignalGuard(const SignalGuard&) = delete;
+  SignalGuard& operator=(const SignalGuard&) = delete;
+
+private:
+  struct sigaction m_old_int {};
+  struct sigaction m_old_term {};
+};
+
+struct Desired {
+  profile::Profile profile;
+  profile::ResolvedNode node;
+};
+
+Desired load(const std::string& file, const std::string& node, bool quiet)
+{
+  Desired d{profile::load_profile(file), {}};
+  if (!quiet) {
+    for (const auto& w : d.profile.warnings) {
+      std::cerr << w.format() << '\n';
+    }
+  }
+  d.node = profile::resolve_node(d.profile, node.empty() ? profile::default_node_name() : node);
+  return d;
+}
+
+inventory::Host observe(const profile::ResolvedNode& node, const std::string& sysfs_root)
+{
+  inventory::Options o;
+  o.sysfs_root = sysfs_root;
+  o.netdev_names = plan::netdev_names(node);
+  std::unique_ptr<inventory::AddressSource> addresses;
+  std::unique_ptr<inventory::VerbsSource> verbs;
+  if (sysfs_root == "/sys") {
+    addresses = inventory::make_netlink_address_source();
+    verbs = inventory::make_verbs_source();
+    o.addresses = addresses.get();
+    o.verbs = verbs.get();
+  }
+  auto host = inventory::inspect(o);
+  host.host = node.host;
+  return host;
+}
+
+void check_backend(const std::string& flag, const profile::ResolvedNode& node)
+{
+  if (flag == "networkmanager") {
+    throw EnvironmentError("the NetworkManager backend is not available in this version; use "
+                           "--backend netlink");
+  }
+  if (flag != "auto" && flag != "netlink") {
+    throw Error(ExitCode::usage, "--backend must be auto, networkmanager or netlink");
+  }
+  if (flag == "auto") {
+    for (const auto& i : node.interfaces) {
+      if (i.backend == profile::Backend::networkmanager) {
+        throw EnvironmentError(i.name + ": the profile asks for the NetworkManager backend, "
+                                        "which is not available in this version; use "
+                                        "--backend netlink to override");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+PipelineCommands::PipelineCommands(CLI::App& app)
+{
+  m_plan = app.add_subcommand("plan", "Show what apply would change on this node");
+  m_apply = app.add_subcommand("apply", "Bring this node's IPoIB interfaces to the profile");
+  for (CLI::App* cmd : {m_plan, m_apply}) {
+    cmd->add_option("file", m_file, "Cluster profile (YAML)")->required();
+    cmd->add_option("--node", m_node, "Node to configure (default: this host's short name)");
+    cmd->add_flag("--json", m_json, "Print the result as JSON");
+    cmd->add_flag("--prune", m_prune,
+                  "Also delete pkey children of declared interfaces that the profile does not "
+                  "declare");
+    cmd->add_flag("-q,--quiet", m_quiet, "Print only errors");
+  }
+  m_plan->add_option("--sysfs-root", m_sysfs_root,
+                     "Read sysfs from DIR instead of /sys (plan against a captured tree)");
+  m_plan->add_flag("--detailed-exitcode", m_detailed_exitcode,
+                   "Exit 6 when changes are pending (0 when none)");
+  m_apply->add_option("--backend", m_backend, "auto, networkmanager or netlink (default auto)");
+  m_apply->add_flag("--dry-run", m_dry_run, "Print what would be sent; change nothing");
+  m_apply->add_option("--wait", m_wait,
+                      "Wait up to SECONDS for another apply to finish (default 0)");
+  m_apply->add_option("--lock-file", m_lock_file,
+                      "The lock that allows one apply at a time (default /run/ibsetup.lock)");
+}
+
+int PipelineCommands::run()
+{
+  if (*m_plan) {
+    return plan();
+  }
+  if (*m_apply) {
+    return apply();
+  }
+  return -1;
+}
+
+int PipelineCommands::plan()
+{
+  const Desired d = load(m_file, m_node, m_quiet);
+  const auto host = observe(d.node, m_sysfs_root);
+  const auto p = plan::make_plan(d.node, host, {m_prune || d.node.prune});
+  std::cout << (m_json ? plan::plan_to_json(p) : plan::plan_to_text(p));
+  if (!p.errors.empty()) {
+    return static_cast<int>(ExitCode::bad_input);
+  }
+  if (m_detailed_exitcode && !p.actions.empty()) {
+    return static_cast<int>(ExitCode::changes_pending);
+  }
+  return 0;
+}
+
+int PipelineCommands::apply()
+{
+  const Desired d = load(m_file, m_node, m_quiet);
+  check_backend(m_backend, d.node);
+  const plan::Options plan_options{m_prune || d.node.prune};
+  if (m_dry_run) {
+    const auto p = plan::make_plan(d.node, observe(d.node, "/sys"), plan_options);
+    std::cout << (m_json ? plan::plan_to_json(p) : plan::plan_to_text(p));
+    return p.errors.empty() ? 0 : static_cast<int>(ExitCode::bad_input);
+  }
+  apply::require_net_admin();
+  const apply::ApplyLock lock(m_lock_file, m_wait);
+  const SignalGuard signals;
+  const auto p = plan::make_plan(d.node, observe(d.node, "/sys"), plan_options);
+  if (!p.errors.empty()) {
+    std::cout << (m_json ? plan::plan_to_json(p) : plan::plan_to_text(p));
+    std::cerr << "ibsetup: error: the plan has errors; nothing was changed\n";
+    return static_cast<int>(ExitCode::bad_input);
+  }
+  if (!m_quiet && !m_json) {
+    for (const auto& w : p.warnings) {
+      std::cerr << "warning: " << w << '\n';
+    }
+    std::cout << "applying " << p.actions.size() << " changes to " << d.node.host << "\n";
+  }
+  const auto backend = apply::make_netlink_backend();
+  apply::Options options;
+  options.interrupted = [] { return g_signal != 0; };
+  if (const char* delay = std::getenv("IBSETUP_STEP_DELAY_MS")) {
+    options.step_delay_ms = std::atoi(delay);
+  }
+  if (!m_quiet && !m_json) {
+    options.progress = [](const std::string& line) { std::cout << line << std::endl; };
+  }
+  const auto replan = [&] { return plan::make_plan(d.node, observe(d.node, "/sys"), plan_options); };
+  const apply::Report report = apply::apply_plan(p, *backend, replan, options);
+  if (m_json) {
+    std::cout << apply::report_to_json(report);
+  } else if (report.ok()) {
+    if (!m_quiet) {
+      std::cout << d.node.host << ": " << report.changes << " changes applied and verified\n";
+    }
+  } else {
+    for (const auto& line : report.not_converged) {
+      std::cerr << "  not converged: " << line << '\n';
+    }
+    std::cerr << "ibsetup: error: " << report.failure << "; rolled back "
+              << report.rollback.size() << " steps\n";
+  }
+  return report.ok() ? 0 : static_cast<int>(ExitCode::apply_failed);
+}
+
+}  // namespace ibsetup::cli

@@ -1,0 +1,425 @@
+#include "common/strings.hpp"
+
+#include <ibsetup/plan.hpp>
+
+#include <algorithm>
+
+namespace ibsetup::plan {
+
+namespace {
+
+using inventory::Host;
+using inventory::Netdev;
+using inventory::Port;
+using profile::Mode;
+using profile::ResolvedInterface;
+
+const Netdev* find_netdev(const Host& host, const std::string& name)
+{
+  for (const auto& n : host.netdevs) {
+    if (n.name == name) {
+      return &n;
+    }
+  }
+  return nullptr;
+}
+
+struct Binding {
+  const inventory::Device* device = nullptr;
+  const Port* port = nullptr;
+};
+
+Binding find_port(const Host& host, const std::optional<std::string>& device,
+                  const std::optional<int>& port)
+{
+  Binding b;
+  if (!device || !port) {
+    return b;
+  }
+  for (const auto& d : host.devices) {
+    if (d.name != *device) {
+      continue;
+    }
+    b.device = &d;
+    for (const auto& p : d.ports) {
+      if (p.port == *port) {
+        b.port = &p;
+      }
+    }
+  }
+  return b;
+}
+
+bool is_link_local(const IpPrefix& p)
+{
+  return p.address.family == Family::ipv6 && p.address.bytes[0] == 0xfe &&
+         (p.address.bytes[1] & 0xc0U) == 0x80U;
+}
+
+bool is_mlx5(const inventory::Device& d)
+{
+  return (d.driver && *d.driver == "mlx5_core") || d.name.compare(0, 5, "mlx5_") == 0;
+}
+
+std::string where(const Binding& b)
+{
+  return b.device->name + " port " + std::to_string(b.port->port);
+}
+
+class Planner {
+public:
+  Planner(const profile::ResolvedNode& desired, const Host& observed, const Options& options)
+      : m_desired(desired), m_observed(observed), m_options(options)
+  {
+    m_plan.host = desired.host;
+  }
+
+  Plan run()
+  {
+    for (const auto& d : m_desired.interfaces) {
+      plan_interface(d);
+    }
+    plan_prune();
+    order();
+    return std::move(m_plan);
+  }
+
+private:
+  void error(const std::string& ifname, const std::string& message)
+  {
+    m_plan.errors.push_back(ifname + ": " + message);
+  }
+
+  void warning(const std::string& ifname, const std::string& message)
+  {
+    m_plan.warnings.push_back(ifname + ": " + message);
+  }
+
+  void add(Action a) { m_plan.actions.push_back(std::move(a)); }
+
+  // Where the interface really is (its own binding, or its parent's for a child).
+  Binding observed_binding(const Netdev* n, const Netdev* parent)
+  {
+    const Netdev* src = n != nullptr && n->device ? n : parent;
+    return src != nullptr ? find_port(m_observed, src->device, src->port) : Binding{};
+  }
+
+  bool check_binding(const ResolvedInterface& d, const Netdev* present, const Binding& actual)
+  {
+    if (!d.device) {
+      return true;
+    }
+    const std::string declared =
+        *d.device + (d.port ? " port " + std::to_string(*d.port) : std::string());
+    const bool device_exists =
+        std::any_of(m_observed.devices.begin(), m_observed.devices.end(),
+                    [&](const inventory::Device& x) { return x.name == *d.device; });
+    if (!device_exists) {
+      error(d.name, "declared on " + declared + ", but this host has no HCA " + *d.device);
+      return false;
+    }
+    if (present == nullptr && actual.device == nullptr) {
+      return true;  // a child to be created: checked through its parent
+    }
+    if (actual.device == nullptr) {
+      error(d.name, "declared on " + declared + ", but it is on no HCA port");
+      return false;
+    }
+    if (actual.device->name != *d.device || (d.port && actual.port->port != *d.port)) {
+      error(d.name, "declared on " + declared + ", but the host has it on " + where(actual));
+      return false;
+    }
+    return true;
+  }
+
+  void plan_interface(const ResolvedInterface& d)
+  {
+    const Netdev* n = find_netdev(m_observed, d.name);
+    const Netdev* parent = d.parent ? find_netdev(m_observed, *d.parent) : nullptr;
+    if (d.parent && parent == nullptr) {
+      error(d.name, "parent " + *d.parent + " does not exist on this host");
+      return;
+    }
+    if (!d.parent && n == nullptr) {
+      error(d.name, "no such interface on this host (base IPoIB interfaces come from the HCA "
+                    "driver: is ib_ipoib loaded?)");
+      return;
+    }
+    const Binding actual = observed_binding(n, parent);
+    if (!check_binding(d, n, actual)) {
+      return;
+    }
+    const bool ipoib = n != nullptr ? n->ipoib : parent->ipoib;
+    if (!ipoib) {
+      if (n != nullptr) {
+        warning(d.name, "not an IPoIB interface (type " +
+                            (n->type ? std::to_string(*n->type) : std::string("?")) +
+                            "); only its MTU, addresses and state are managed");
+      }
+      if (n == nullptr) {
+        error(d.name, "cannot create pkey child: parent " + *d.parent +
+                          " is not an IPoIB interface");
+        return;
+      }
+      if (d.mode) {
+        error(d.name, std::string("mode ") + profile::to_string(*d.mode) +
+                          " asked, but setting a mode needs an IPoIB interface");
+      }
+    }
+    if (actual.port != nullptr && actual.port->link_layer &&
+        *actual.port->link_layer == "Ethernet" && ipoib) {
+      error(d.name, where(actual) + " is an Ethernet (RoCE) port; IPoIB needs an InfiniBand "
+                                    "port (set link_type: ib)");
+      return;
+    }
+    if (d.mode && *d.mode == Mode::connected && actual.device != nullptr &&
+        is_mlx5(*actual.device)) {
+      error(d.name, "connected mode is not supported on " + actual.device->name +
+                        " (mlx5: ConnectX-4 and newer use enhanced IPoIB, datagram only)");
+      return;
+    }
+    if (d.pkey && n != nullptr && n->pkey && *n->pkey != *d.pkey) {
+      error(d.name, "exists with pkey " + util::hex16(*n->pkey) + ", the profile says " +
+                        util::hex16(*d.pkey) + "; delete it or rename the interface");
+      return;
+    }
+    if (d.pkey && actual.port != nullptr) {
+      const auto& table = actual.port->pkeys;
+      const bool listed = std::any_of(table.begin(), table.end(), [&](uint16_t k) {
+        return (k & 0x7fffU) == (*d.pkey & 0x7fffU);
+      });
+      if (!listed) {
+        warning(d.name, "P_Key " + util::hex16(*d.pkey) + " is not in " + where(actual) +
+                            "'s P_Key table; the subnet manager may not have this partition");
+      }
+    }
+    if (n == nullptr) {
+      Action a;
+      a.kind = ActionKind::create_child;
+      a.ifname = d.name;
+      a.parent = *d.parent;
+      a.pkey = *d.pkey;
+      a.mode = d.mode;
+      add(a);
+    } else if (d.mode && ipoib && (!n->mode || *n->mode != profile::to_string(*d.mode))) {
+      Action a;
+      a.kind = ActionKind::set_mode;
+      a.ifname = d.name;
+      a.mode = d.mode;
+      a.from_mode = n->mode;
+      add(a);
+    }
+    plan_mtu(d, n, ipoib, actual);
+    plan_addresses(d, n);
+    if (n == nullptr || !n->admin_up || !*n->admin_up) {
+      Action a;
+      a.kind = ActionKind::set_up;
+      a.ifname = d.name;
+      add(a);
+    }
+  }
+
+  void plan_mtu(const ResolvedInterface& d, const Netdev* n, bool ipoib, const Binding& actual)
+  {
+    std::optional<std::string> mode;
+    if (d.mode) {
+      mode = profile::to_string(*d.mode);
+    } else if (n != nullptr && n->mode) {
+      mode = n->mode;
+    }
+    // 0 when unknown (no verbs, or a captured tree).
+    const int ib_mtu =
+        actual.port != nullptr && actual.port->active_mtu ? *actual.port->active_mtu : 0;
+    const bool datagram = ipoib && mode && *mode == "datagram";
+    std::optional<int> target = d.mtu;
+    if (datagram && ib_mtu > 0 && d.mtu && *d.mtu > ib_mtu - 4) {
+      error(d.name, "mtu " + std::to_string(*d.mtu) + " is above " + std::to_string(ib_mtu - 4) +
+                        ", the datagram-mode maximum for " + where(actual) + " (IB MTU " +
+                        std::to_string(ib_mtu) + ")");
+      return;
+    }
+    if (!target && ipoib && mode) {
+      if (datagram && ib_mtu > 0) {
+        target = ib_mtu - 4;
+      } else if (*mode == "connected") {
+        target = profile::k_connected_mtu_max;
+      }
+    }
+    if (!target || (n != nullptr && n->mtu && *n->mtu == *target)) {
+      return;
+    }
+    Action a;
+    a.kind = ActionKind::set_mtu;
+    a.ifname = d.name;
+    a.mtu = *target;
+    a.from_mtu = n != nullptr ? n->mtu : std::nullopt;
+    add(a);
+  }
+
+  void plan_addresses(const ResolvedInterface& d, const Netdev* n)
+  {
+    std::vector<IpPrefix> wanted;
+    for (const auto& a : {d.ipv4, d.ipv6}) {
+      if (a) {
+        wanted.push_back(*a);
+      }
+    }
+    std::vector<IpPrefix> have;
+    if (n != nullptr) {
+      for (const auto& text : n->addresses) {
+        std::string why;
+        const Family f = text.find(':') != std::string::npos ? Family::ipv6 : Family::ipv4;
+        if (auto p = IpPrefix::parse(text, f, &why)) {
+          have.push_back(*p);
+        }
+      }
+    }
+    for (const auto& h : have) {
+      const bool keep = is_link_local(h) ||
+                        std::find(wanted.begin(), wanted.end(), h) != wanted.end();
+      if (!keep) {
+        Action a;
+        a.kind = ActionKind::remove_address;
+        a.ifname = d.name;
+        a.address = h;
+        add(a);
+      }
+    }
+    for (const auto& w : wanted) {
+      if (std::find(have.begin(), have.end(), w) == have.end()) {
+        Action a;
+        a.kind = ActionKind::add_address;
+        a.ifname = d.name;
+        a.address = w;
+        add(a);
+      }
+    }
+  }
+
+  // Undeclared pkey children of declared interfaces.
+  void plan_prune()
+  {
+    for (const auto& n : m_observed.netdevs) {
+      if (!n.ipoib || !n.parent) {
+        continue;
+      }
+      const auto& ifs = m_desired.interfaces;
+      const bool parent_declared = std::any_of(ifs.begin(), ifs.end(), [&](const auto& d) {
+        return d.name == *n.parent;
+      });
+      const bool declared = std::any_of(ifs.begin(), ifs.end(),
+                                        [&](const auto& d) { return d.name == n.name; });
+      if (!parent_declared || declared) {
+        continue;
+      }
+      if (!m_options.prune) {
+        warning(n.name, "pkey child of " + *n.parent +
+                            " is not in the profile; left alone (prune: true or --prune removes "
+                            "it)");
+        continue;
+      }
+      Action a;
+      a.kind = ActionKind::delete_child;
+      a.ifname = n.name;
+      a.parent = *n.parent;
+      a.pkey = n.pkey.value_or(0);
+      add(a);
+    }
+  }
+
+  // Deletions, creations, modes, MTUs (raised parents first, lowered children first),
+  // address removals, additions, links up.
+  void order()
+  {
+    auto is_child = [&](const std::string& name) {
+      for (const auto& d : m_desired.interfaces) {
+        if (d.name == name) {
+          return d.parent.has_value();
+        }
+      }
+      return false;
+    };
+    auto rank = [&](const Action& a) {
+      int r = static_cast<int>(a.kind) * 4;
+      if (a.kind == ActionKind::set_mtu) {
+        const bool lowering = a.from_mtu && a.mtu < *a.from_mtu;
+        r += is_child(a.ifname) == lowering ? 0 : 1;
+      }
+      return r;
+    };
+    std::stable_sort(m_plan.actions.begin(), m_plan.actions.end(),
+                     [&](const Action& a, const Action& b) { return rank(a) < rank(b); });
+  }
+
+  const profile::ResolvedNode& m_desired;
+  const Host& m_observed;
+  const Options& m_options;
+  Plan m_plan;
+};
+
+}  // namespace
+
+const char* to_string(ActionKind kind)
+{
+  switch (kind) {
+  case ActionKind::delete_child:
+    return "delete_child";
+  case ActionKind::create_child:
+    return "create_child";
+  case ActionKind::set_mode:
+    return "set_mode";
+  case ActionKind::set_mtu:
+    return "set_mtu";
+  case ActionKind::remove_address:
+    return "remove_address";
+  case ActionKind::add_address:
+    return "add_address";
+  case ActionKind::set_up:
+  default:
+    return "set_up";
+  }
+}
+
+std::string Action::describe() const
+{
+  switch (kind) {
+  case ActionKind::delete_child:
+    return "- delete " + ifname + " (pkey " + util::hex16(pkey) + ", parent " + parent + ")";
+  case ActionKind::create_child:
+    return "+ create " + ifname + " (pkey " + util::hex16(pkey) + ", parent " + parent +
+           (mode ? std::string(", mode ") + profile::to_string(*mode) : std::string()) + ")";
+  case ActionKind::set_mode:
+    return "~ " + ifname + " mode " + from_mode.value_or("?") + " -> " +
+           profile::to_string(mode.value_or(profile::Mode::datagram));
+  case ActionKind::set_mtu:
+    return "~ " + ifname + " mtu " + (from_mtu ? std::to_string(*from_mtu) : "?") + " -> " +
+           std::to_string(mtu);
+  case ActionKind::remove_address:
+    return "- " + address->str() + " on " + ifname;
+  case ActionKind::add_address:
+    return "+ " + address->str() + " on " + ifname;
+  case ActionKind::set_up:
+  default:
+    return "~ " + ifname + " up";
+  }
+}
+
+Plan make_plan(const profile::ResolvedNode& desired, const inventory::Host& observed,
+               const Options& options)
+{
+  return Planner(desired, observed, options).run();
+}
+
+std::vector<std::string> netdev_names(const profile::ResolvedNode& desired)
+{
+  std::vector<std::string> out;
+  for (const auto& d : desired.interfaces) {
+    out.push_back(d.name);
+    if (d.parent) {
+      out.push_back(*d.parent);
+    }
+  }
+  return out;
+}
+
+}  // namespace ibsetup::plan

@@ -1,0 +1,81 @@
+#include "common/strings.hpp"
+
+#include <ibsetup/json.hpp>
+#include <ibsetup/plan.hpp>
+
+namespace ibsetup::plan {
+
+std::string plan_to_text(const Plan& plan)
+{
+  std::string out;
+  for (const auto& e : plan.errors) {
+    out += "error: " + e + "\n";
+  }
+  for (const auto& w : plan.warnings) {
+    out += "warning: " + w + "\n";
+  }
+  const size_t n = plan.actions.size();
+  out += "plan for " + plan.host + ": " +
+         (n == 0 ? std::string("no changes") : std::to_string(n) + (n == 1 ? " change" : " changes")) +
+         "\n";
+  for (const auto& a : plan.actions) {
+    out += "  " + a.describe() + "\n";
+  }
+  return out;
+}
+
+std::string plan_to_json(const Plan& plan)
+{
+  JsonWriter j;
+  j.begin_object();
+  j.key("host").value(plan.host);
+  j.key("changes").value(static_cast<uint64_t>(plan.actions.size()));
+  j.key("actions").begin_array();
+  for (const auto& a : plan.actions) {
+    j.begin_object();
+    j.key("op").value(to_string(a.kind));
+    j.key("interface").value(a.ifname);
+    j.key("text").value(a.describe());
+    switch (a.kind) {
+    case ActionKind::create_child:
+    case ActionKind::delete_child:
+      j.key("parent").value(a.parent);
+      j.key("pkey").value(util::hex16(a.pkey));
+      if (a.mode) {
+        j.key("mode").value(profile::to_string(*a.mode));
+      }
+      break;
+    case ActionKind::set_mode:
+      j.key("from").value(a.from_mode);
+      j.key("to").value(profile::to_string(a.mode.value_or(profile::Mode::datagram)));
+      break;
+    case ActionKind::set_mtu:
+      j.key("from").value(a.from_mtu);
+      j.key("to").value(a.mtu);
+      break;
+    case ActionKind::add_address:
+    case ActionKind::remove_address:
+      j.key("address").value(a.address->str());
+      break;
+    case ActionKind::set_up:
+    default:
+      break;
+    }
+    j.end_object();
+  }
+  j.end_array();
+  j.key("errors").begin_array();
+  for (const auto& e : plan.errors) {
+    j.value(e);
+  }
+  j.end_array();
+  j.key("warnings").begin_array();
+  for (const auto& w : plan.warnings) {
+    j.value(w);
+  }
+  j.end_array();
+  j.end_object();
+  return j.str() + "\n";
+}
+
+}  // namespace ibsetup::plan

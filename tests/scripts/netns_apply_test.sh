@@ -1,0 +1,154 @@
+#!/bin/bash
+# Apply over the real kernel netlink, in throw-away network namespaces where veth pairs named
+# like IPoIB interfaces stand in for ib0/ib1 (TESTING.md tier 3). Needs root; exits 77 otherwise.
+# Usage: netns_apply_test.sh IBSETUP
+set -uo pipefail
+ibsetup=$1
+if [ "$(id -u)" != 0 ]; then
+  echo "netns: skipped: needs root"
+  exit 77
+fi
+tag="ibst$$"
+nsa="${tag}a" nsb="${tag}b"
+work=$(mktemp -d)
+chmod 755 "$work"  # the non-root case must be able to read the profile
+pass=0 fail=0
+cleanup() {
+  ip netns del "$nsa" 2>/dev/null
+  ip netns del "$nsb" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; shift; printf '     %s\n' "$@"; }
+expect() {  # expect NAME ACTUAL EXPECTED
+  if [ "$2" == "$3" ]; then ok "$1"; else bad "$1" "expected: $3" "actual:   $2"; fi
+}
+in_a() { ip netns exec "$nsa" "$@"; }
+apply_a() { in_a "$ibsetup" apply "$work/cluster.yaml" --node n1 --lock-file "$work/lock" "$@"; }
+fresh() {  # two namespaces joined by ib0 <-> ib0, plus ib1 <-> ib9 and an undeclared eth9 in A
+  ip netns del "$nsa" 2>/dev/null
+  ip netns del "$nsb" 2>/dev/null
+  ip netns add "$nsa" && ip netns add "$nsb"
+  ip -n "$nsa" link add ib0 type veth peer name ib0 netns "$nsb"
+  ip -n "$nsa" link add ib1 type veth peer name ib9
+  ip -n "$nsa" link add eth9 type veth peer name eth8
+  ip -n "$nsa" addr add 192.0.2.9/24 dev eth9
+}
+snapshot() { echo "$(in_a ip -j addr show)$(in_a ip -j link show)"; }
+
+cat >"$work/cluster.yaml" <<'YAML'
+version: 1
+nodes:
+  - hosts: "n[1-2]"
+    interfaces:
+      - {name: ib0, mtu: 2044, ipv4: 10.77.0.0/24}
+      - {name: ib1, mtu: 4092, ipv4: 10.78.0.0/24, ipv6: "fd00:78::/64"}
+YAML
+sed -e '/ib1/d' "$work/cluster.yaml" >"$work/n2.yaml"
+chmod 644 "$work"/*.yaml
+
+# 1. apply sets MTU, addresses and link state for real.
+fresh
+out=$(apply_a 2>&1); rc=$?
+expect "apply exits 0" "$rc" 0
+expect "ib0 mtu" "$(in_a ip -j link show ib0 | grep -o '"mtu":[0-9]*')" '"mtu":2044'
+expect "ib1 mtu" "$(in_a ip -j link show ib1 | grep -o '"mtu":[0-9]*')" '"mtu":4092'
+expect "ib0 address" "$(in_a ip -j -4 addr show ib0 | grep -o '"local":"[^"]*","prefixlen":[0-9]*')" '"local":"10.77.0.1","prefixlen":24'
+expect "ib1 ipv6 address" "$(in_a ip -j -6 addr show ib1 scope global | grep -o '"local":"fd00:78::1"')" '"local":"fd00:78::1"'
+expect "ib0 admin up" "$(in_a ip -j link show ib0 | grep -o '"flags":\[[^]]*UP[^]]*\]' | grep -c UP)" 1
+
+# 2. re-apply: 0 changes, and not one netlink change message (watched with ip monitor).
+in_a ip monitor link address >"$work/monitor" 2>&1 &
+mon=$!
+sleep 0.3
+out=$(apply_a --json 2>/dev/null); rc=$?
+sleep 0.3
+kill "$mon" 2>/dev/null; wait "$mon" 2>/dev/null
+expect "re-apply exits 0" "$rc" 0
+expect "re-apply reports 0 changes" "$(grep -o '"changes":[0-9]*' <<<"$out")" '"changes":0'
+expect "re-apply sends no change message" "$(cat "$work/monitor")" ""
+
+# 3. an extra address on a declared interface goes; one on an undeclared interface stays.
+in_a ip addr add 10.99.0.5/24 dev ib0
+out=$(apply_a 2>&1); rc=$?
+expect "extra address apply exits 0" "$rc" 0
+expect "extra address on ib0 removed" "$(in_a ip -j addr show ib0 | grep -c 10.99.0.5)" 0
+expect "address on undeclared eth9 kept" "$(in_a ip -j addr show eth9 | grep -c 192.0.2.9)" 1
+grep -q -- "- 10.99.0.5/24 on ib0" <<<"$out" && ok "removal reported" || bad "removal reported" "$out"
+
+# 4. a failure mid-apply (the kernel refuses the IPv6 address) rolls everything back:
+#    ip -j addr and ip -j link are byte-for-byte what they were.
+fresh
+in_a sysctl -q -w net.ipv6.conf.ib1.disable_ipv6=1
+before=$(snapshot)
+out=$(apply_a 2>&1); rc=$?
+after=$(snapshot)
+expect "failed apply exits 7" "$rc" 7
+expect "state after rollback is byte-for-byte the state before" "$after" "$before"
+grep -q "ib1: add fd00:78::1/64: the kernel refused" <<<"$out" && ok "failure names the refused step" || bad "failure names the refused step" "$out"
+grep -q "rollback: ib0 mtu back to 1500: ok" <<<"$out" && ok "rollback steps are reported" || bad "rollback steps are reported" "$out"
+
+# 5. SIGTERM mid-apply rolls back too.
+fresh
+before=$(snapshot)
+IBSETUP_STEP_DELAY_MS=400 ip netns exec "$nsa" "$ibsetup" apply "$work/cluster.yaml" --node n1 \
+  --lock-file "$work/lock" >"$work/term.out" 2>&1 &
+pid=$!
+for _ in $(seq 50); do grep -q "  ok" "$work/term.out" && break; sleep 0.1; done
+kill -TERM "$pid"
+wait "$pid"; rc=$?
+after=$(snapshot)
+expect "SIGTERM: exit 7" "$rc" 7
+expect "SIGTERM: state restored" "$after" "$before"
+grep -q "interrupted" "$work/term.out" && ok "SIGTERM: reported as interrupted" || bad "SIGTERM: reported as interrupted" "$(cat "$work/term.out")"
+
+# 6. two concurrent applies: the second fails at once, naming the holder; --wait waits.
+fresh
+IBSETUP_STEP_DELAY_MS=300 ip netns exec "$nsa" "$ibsetup" apply "$work/cluster.yaml" --node n1 \
+  --lock-file "$work/lock" >/dev/null 2>&1 &
+first=$!
+for _ in $(seq 100); do grep -qx "$first" "$work/lock" 2>/dev/null && break; sleep 0.05; done
+out=$(apply_a 2>&1); rc=$?
+expect "second apply exits 8 (busy)" "$rc" 8
+grep -q "another ibsetup apply (pid $first) holds $work/lock" <<<"$out" && ok "busy message names the holder" || bad "busy message names the holder" "$out"
+out=$(apply_a --wait 30 2>&1); rc=$?
+expect "with --wait the second apply succeeds" "$rc" 0
+wait "$first"
+
+# 7. IPoIB-only actions on this kernel fail clearly, before anything changes.
+fresh
+cat >"$work/child.yaml" <<'YAML'
+version: 1
+nodes:
+  - hosts: n1
+    interfaces:
+      - {name: ib0, mode: datagram}
+      - {parent: ib0, pkey: 0x8001}
+YAML
+before=$(snapshot)
+out=$(in_a "$ibsetup" apply "$work/child.yaml" --node n1 --lock-file "$work/lock" 2>&1); rc=$?
+expect "IPoIB-only actions: exit 3" "$rc" 3
+grep -q "ib0: mode datagram asked, but setting a mode needs an IPoIB interface" <<<"$out" && ok "mode on veth: clear error" || bad "mode on veth: clear error" "$out"
+grep -q "ib0.8001: cannot create pkey child: parent ib0 is not an IPoIB interface" <<<"$out" && ok "child on veth: clear error" || bad "child on veth: clear error" "$out"
+expect "IPoIB-only actions: nothing changed" "$(snapshot)" "$before"
+
+# 8. non-root: a clear error naming the capability, before any change.
+out=$(in_a setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$ibsetup" apply "$work/cluster.yaml" --node n1 --lock-file "$work/lock" 2>&1); rc=$?
+expect "non-root: exit 4" "$rc" 4
+grep -q "CAP_NET_ADMIN" <<<"$out" && ok "non-root: names CAP_NET_ADMIN" || bad "non-root: names CAP_NET_ADMIN" "$out"
+
+# 9. IP connectivity over what ibsetup configured: n1 in A pings n2 in B.
+fresh
+apply_a >/dev/null 2>&1
+out=$(ip netns exec "$nsb" "$ibsetup" apply "$work/n2.yaml" --node n2 --lock-file "$work/lock" 2>&1)
+expect "apply on n2 exits 0" "$?" 0
+if in_a ping -c 1 -W 2 10.77.0.2 >/dev/null 2>&1; then
+  ok "ping n1 -> n2 over ib0"
+else
+  bad "ping n1 -> n2 over ib0" "$out" "$(in_a ip -br addr)" "$(ip -n "$nsb" -br addr)"
+fi
+
+echo "netns: $pass passed, $fail failed"
+[ "$fail" = 0 ]
