@@ -38,7 +38,7 @@ public:
 std::unique_ptr<LinkBackend> make_netlink_backend();
 
 struct Options {
-  int verify_tries = 10;        // re-reads of the host after applying
+  int verify_tries = 10;  // re-reads of the host after applying
   int verify_interval_ms = 100;
   int step_delay_ms = 0;  // pause after each step (tests of interruption; demos)
   // Polled between steps; true means stop and roll back (SIGINT/SIGTERM).

@@ -10,11 +10,11 @@ namespace ibsetup {
 // features add codes after these, never change them.
 enum class ExitCode : int {
   ok = 0,
-  internal = 1,      // a bug in ibsetup
-  usage = 2,         // bad command line
-  bad_input = 3,     // the profile (or another input file) is invalid
-  environment = 4,   // the host lacks something ibsetup needs (files, permissions, tools)
-  check_failed = 5,  // `check` found a failing check
+  internal = 1,         // a bug in ibsetup
+  usage = 2,            // bad command line
+  bad_input = 3,        // the profile (or another input file) is invalid
+  environment = 4,      // the host lacks something ibsetup needs (files, permissions, tools)
+  check_failed = 5,     // `check` found a failing check
   changes_pending = 6,  // `plan --detailed-exitcode`: the host differs from the profile
   apply_failed = 7,     // apply failed and was rolled back (the report says what and why)
   busy = 8,             // another ibsetup apply holds the lock

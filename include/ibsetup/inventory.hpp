@@ -118,6 +118,10 @@ Host inspect(const Options& options);
 // The documented `inspect --json` object.
 std::string host_to_json(const Host& host);
 
+// Reads a Host back from `inspect --json` output (golden tests, fleet reports). Throws
+// JsonError (ibsetup/json_value.hpp) when the document does not have the documented shape.
+Host host_from_json(const std::string& json);
+
 // One block per HCA for people; anomalies are marked with '!'.
 std::string host_to_text(const Host& host);
 

@@ -51,9 +51,8 @@ std::optional<std::pair<std::string, std::function<void(LinkBackend&)>>> inverse
   using Undo = std::pair<std::string, std::function<void(LinkBackend&)>>;
   switch (a.kind) {
   case ActionKind::delete_child:
-    return Undo{"recreate " + a.ifname, [a](LinkBackend& b) {
-                  b.create_child(a.parent, a.ifname, a.pkey, std::nullopt);
-                }};
+    return Undo{"recreate " + a.ifname,
+                [a](LinkBackend& b) { b.create_child(a.parent, a.ifname, a.pkey, std::nullopt); }};
   case ActionKind::create_child:
     return Undo{"delete " + a.ifname, [a](LinkBackend& b) { b.delete_link(a.ifname); }};
   case ActionKind::set_mode:

@@ -61,8 +61,9 @@ void require_net_admin()
                            std::strerror(errno));
   }
   if ((data[0].effective & (1U << CAP_NET_ADMIN)) == 0) {
-    throw EnvironmentError("apply needs the CAP_NET_ADMIN capability to change interfaces; "
-                           "run it as root (nothing was changed)");
+    throw EnvironmentError(
+        "apply needs the CAP_NET_ADMIN capability to change interfaces; "
+        "run it as root (nothing was changed)");
   }
 }
 

@@ -90,8 +90,8 @@ public:
       out << profile::to_string(mode) << '\n';
       out.flush();
       if (!out) {
-        throw BackendError(std::string(netlink_error.what()) + "; writing /sys/class/net/" +
-                           name + "/mode failed too");
+        throw BackendError(std::string(netlink_error.what()) + "; writing /sys/class/net/" + name +
+                           "/mode failed too");
       }
     }
   }
@@ -175,9 +175,9 @@ private:
       nla_put_u16(msg, IFLA_IPOIB_PKEY, *pkey);
     }
     if (mode) {
-      nla_put_u16(msg, IFLA_IPOIB_MODE,
-                  *mode == profile::Mode::connected ? k_ipoib_mode_connected
-                                                    : k_ipoib_mode_datagram);
+      nla_put_u16(
+          msg, IFLA_IPOIB_MODE,
+          *mode == profile::Mode::connected ? k_ipoib_mode_connected : k_ipoib_mode_datagram);
     }
     nla_nest_end(msg, data);
     nla_nest_end(msg, info);

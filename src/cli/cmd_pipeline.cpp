@@ -86,8 +86,9 @@ inventory::Host observe(const profile::ResolvedNode& node, const std::string& sy
 void check_backend(const std::string& flag, const profile::ResolvedNode& node)
 {
   if (flag == "networkmanager") {
-    throw EnvironmentError("the NetworkManager backend is not available in this version; use "
-                           "--backend netlink");
+    throw EnvironmentError(
+        "the NetworkManager backend is not available in this version; use "
+        "--backend netlink");
   }
   if (flag != "auto" && flag != "netlink") {
     throw Error(ExitCode::usage, "--backend must be auto, networkmanager or netlink");
@@ -95,9 +96,10 @@ void check_backend(const std::string& flag, const profile::ResolvedNode& node)
   if (flag == "auto") {
     for (const auto& i : node.interfaces) {
       if (i.backend == profile::Backend::networkmanager) {
-        throw EnvironmentError(i.name + ": the profile asks for the NetworkManager backend, "
-                                        "which is not available in this version; use "
-                                        "--backend netlink to override");
+        throw EnvironmentError(i.name +
+                               ": the profile asks for the NetworkManager backend, "
+                               "which is not available in this version; use "
+                               "--backend netlink to override");
       }
     }
   }
@@ -190,7 +192,9 @@ int PipelineCommands::apply()
   if (!m_quiet && !m_json) {
     options.progress = [](const std::string& line) { std::cout << line << std::endl; };
   }
-  const auto replan = [&] { return plan::make_plan(d.node, observe(d.node, "/sys"), plan_options); };
+  const auto replan = [&] {
+    return plan::make_plan(d.node, observe(d.node, "/sys"), plan_options);
+  };
   const apply::Report report = apply::apply_plan(p, *backend, replan, options);
   if (m_json) {
     std::cout << apply::report_to_json(report);
@@ -202,8 +206,8 @@ int PipelineCommands::apply()
     for (const auto& line : report.not_converged) {
       std::cerr << "  not converged: " << line << '\n';
     }
-    std::cerr << "ibsetup: error: " << report.failure << "; rolled back "
-              << report.rollback.size() << " steps\n";
+    std::cerr << "ibsetup: error: " << report.failure << "; rolled back " << report.rollback.size()
+              << " steps\n";
   }
   return report.ok() ? 0 : static_cast<int>(ExitCode::apply_failed);
 }

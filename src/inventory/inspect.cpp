@@ -154,6 +154,10 @@ Port read_port(const Reader& r, const std::string& base, int number, bool counte
   p.lmc = r.parsed<int>(d + "lid_mask_count", parse_decimal_int, "a number");
   p.cap_mask = r.parsed<std::string>(d + "cap_mask", parse_cap_mask, "a hex mask");
   p.port_guid = r.parsed<std::string>(d + "gids/0", guid_of_gid, "a GID");
+  if (p.link_layer && *p.link_layer == "Ethernet") {
+    // A RoCE port names its netdev in its GID table (what `rdma link` shows).
+    p.netdev = r.text(d + "gid_attrs/ndevs/0");
+  }
   // The kernel numbers P_Key entries 0 .. table length - 1; reading until the first missing
   // index saves listing the (large) directory.
   for (int index = 0; index < 0x10000; ++index) {
@@ -358,8 +362,8 @@ Host inspect(const Options& options)
   const bool have_hcas = !host.devices.empty();
   for (const auto& name : fs.list("class/net")) {
     Netdev n = read_netdev(r, name);
-    const bool named = std::find(options.netdev_names.begin(), options.netdev_names.end(),
-                                 name) != options.netdev_names.end();
+    const bool named = std::find(options.netdev_names.begin(), options.netdev_names.end(), name) !=
+                       options.netdev_names.end();
     if (n.ipoib || have_hcas || named) {
       host.netdevs.push_back(std::move(n));
     }

@@ -141,8 +141,9 @@ private:
       return;
     }
     if (!d.parent && n == nullptr) {
-      error(d.name, "no such interface on this host (base IPoIB interfaces come from the HCA "
-                    "driver: is ib_ipoib loaded?)");
+      error(d.name,
+            "no such interface on this host (base IPoIB interfaces come from the HCA "
+            "driver: is ib_ipoib loaded?)");
       return;
     }
     const Binding actual = observed_binding(n, parent);
@@ -157,8 +158,8 @@ private:
                             "); only its MTU, addresses and state are managed");
       }
       if (n == nullptr) {
-        error(d.name, "cannot create pkey child: parent " + *d.parent +
-                          " is not an IPoIB interface");
+        error(d.name,
+              "cannot create pkey child: parent " + *d.parent + " is not an IPoIB interface");
         return;
       }
       if (d.mode) {
@@ -168,8 +169,9 @@ private:
     }
     if (actual.port != nullptr && actual.port->link_layer &&
         *actual.port->link_layer == "Ethernet" && ipoib) {
-      error(d.name, where(actual) + " is an Ethernet (RoCE) port; IPoIB needs an InfiniBand "
-                                    "port (set link_type: ib)");
+      error(d.name, where(actual) +
+                        " is an Ethernet (RoCE) port; IPoIB needs an InfiniBand "
+                        "port (set link_type: ib)");
       return;
     }
     if (d.mode && *d.mode == Mode::connected && actual.device != nullptr &&
@@ -275,8 +277,8 @@ private:
       }
     }
     for (const auto& h : have) {
-      const bool keep = is_link_local(h) ||
-                        std::find(wanted.begin(), wanted.end(), h) != wanted.end();
+      const bool keep =
+          is_link_local(h) || std::find(wanted.begin(), wanted.end(), h) != wanted.end();
       if (!keep) {
         Action a;
         a.kind = ActionKind::remove_address;
@@ -304,11 +306,10 @@ private:
         continue;
       }
       const auto& ifs = m_desired.interfaces;
-      const bool parent_declared = std::any_of(ifs.begin(), ifs.end(), [&](const auto& d) {
-        return d.name == *n.parent;
-      });
-      const bool declared = std::any_of(ifs.begin(), ifs.end(),
-                                        [&](const auto& d) { return d.name == n.name; });
+      const bool parent_declared =
+          std::any_of(ifs.begin(), ifs.end(), [&](const auto& d) { return d.name == *n.parent; });
+      const bool declared =
+          std::any_of(ifs.begin(), ifs.end(), [&](const auto& d) { return d.name == n.name; });
       if (!parent_declared || declared) {
         continue;
       }

@@ -15,9 +15,10 @@ std::string plan_to_text(const Plan& plan)
     out += "warning: " + w + "\n";
   }
   const size_t n = plan.actions.size();
-  out += "plan for " + plan.host + ": " +
-         (n == 0 ? std::string("no changes") : std::to_string(n) + (n == 1 ? " change" : " changes")) +
-         "\n";
+  out +=
+      "plan for " + plan.host + ": " +
+      (n == 0 ? std::string("no changes") : std::to_string(n) + (n == 1 ? " change" : " changes")) +
+      "\n";
   for (const auto& a : plan.actions) {
     out += "  " + a.describe() + "\n";
   }

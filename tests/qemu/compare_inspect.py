@@ -310,12 +310,15 @@ def main(argv):
         r.check(f"{tag} active_mtu", mine is not None and mine == vmtu,
                 ibsetup=mine, ibv_devinfo=vp.get("active_mtu"))
 
-        if p.get("netdev") is None and "rdma-link" in out:
+        # RoCE ports: the netdev under the port's GID table (gid_attrs/ndevs), as `rdma link`.
+        if "rdma-link" in out:
+            rdma_netdev = None
             for line in out["rdma-link"]:
                 m = re.search(rf"^link {re.escape(device)}/{n} .*\bnetdev (\S+)", line)
                 if m:
-                    r.info(f"{tag} netdev: ibsetup=null, rdma link shows netdev {m.group(1)} "
-                           "(not compared)")
+                    rdma_netdev = m.group(1)
+            r.check(f"{tag} netdev", p.get("netdev") is not None and p.get("netdev") == rdma_netdev,
+                    ibsetup=p.get("netdev"), rdma_link=rdma_netdev)
 
     return r.finish()
 

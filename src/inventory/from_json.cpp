@@ -1,0 +1,107 @@
+#include "inventory/parse.hpp"
+
+#include <ibsetup/inventory.hpp>
+#include <ibsetup/json_value.hpp>
+
+namespace ibsetup::inventory {
+
+namespace {
+
+PciLink pci_from(const JsonValue& j)
+{
+  PciLink p;
+  p.address = j["address"].as_string();
+  p.vendor = j["vendor"].opt_string();
+  p.device = j["device"].opt_string();
+  p.link_speed_gts = j["link_speed_gts"].opt_number();
+  p.link_width = j["link_width"].opt_int();
+  p.max_link_speed_gts = j["max_link_speed_gts"].opt_number();
+  p.max_link_width = j["max_link_width"].opt_int();
+  p.numa_node = j["numa_node"].opt_int();
+  p.bridge = j["bridge"].opt_string();
+  p.bridge_max_speed_gts = j["bridge_max_speed_gts"].opt_number();
+  p.bridge_max_width = j["bridge_max_width"].opt_int();
+  return p;
+}
+
+Port port_from(const JsonValue& j)
+{
+  Port p;
+  p.port = j["port"].as_int();
+  p.state = j["state"].opt_string();
+  p.phys_state = j["phys_state"].opt_string();
+  p.rate_gbps = j["rate_gbps"].opt_number();
+  p.width = j["width"].opt_string();
+  p.speed = j["speed"].opt_string();
+  p.link_layer = j["link_layer"].opt_string();
+  p.lid = j["lid"].opt_int();
+  p.sm_lid = j["sm_lid"].opt_int();
+  p.lmc = j["lmc"].opt_int();
+  p.cap_mask = j["cap_mask"].opt_string();
+  p.port_guid = j["port_guid"].opt_string();
+  if (!j["pkeys"].is_null()) {
+    for (const auto& k : j["pkeys"].as_array()) {
+      if (auto v = parse_pkey(k.as_string())) {
+        p.pkeys.push_back(*v);
+      }
+    }
+  }
+  p.active_mtu = j["active_mtu"].opt_int();
+  p.netdev = j["netdev"].opt_string();
+  return p;
+}
+
+}  // namespace
+
+Host host_from_json(const std::string& json)
+{
+  const JsonValue j = parse_json(json);
+  Host h;
+  h.host = j["host"].as_string();
+  for (const auto& d : j["devices"].as_array()) {
+    Device dev;
+    dev.name = d["name"].as_string();
+    dev.node_type = d["node_type"].opt_string();
+    dev.fw_ver = d["fw_ver"].opt_string();
+    dev.node_guid = d["node_guid"].opt_string();
+    dev.sys_image_guid = d["sys_image_guid"].opt_string();
+    dev.hca_type = d["hca_type"].opt_string();
+    dev.board_id = d["board_id"].opt_string();
+    dev.hw_rev = d["hw_rev"].opt_string();
+    dev.driver = d["driver"].opt_string();
+    if (!d["pci"].is_null()) {
+      dev.pci = pci_from(d["pci"]);
+    }
+    for (const auto& p : d["ports"].as_array()) {
+      dev.ports.push_back(port_from(p));
+    }
+    h.devices.push_back(std::move(dev));
+  }
+  for (const auto& n : j["netdevs"].as_array()) {
+    Netdev nd;
+    nd.name = n["name"].as_string();
+    nd.ipoib = n["ipoib"].as_bool();
+    nd.device = n["device"].opt_string();
+    nd.port = n["port"].opt_int();
+    nd.mode = n["mode"].opt_string();
+    if (auto k = n["pkey"].opt_string()) {
+      nd.pkey = parse_pkey(*k);
+    }
+    nd.parent = n["parent"].opt_string();
+    nd.umcast = n["umcast"].opt_bool();
+    nd.mtu = n["mtu"].opt_int();
+    nd.operstate = n["operstate"].opt_string();
+    nd.admin_up = n["admin_up"].opt_bool();
+    nd.carrier = n["carrier"].opt_bool();
+    for (const auto& a : n["addresses"].as_array()) {
+      nd.addresses.push_back(a.as_string());
+    }
+    h.netdevs.push_back(std::move(nd));
+  }
+  for (const auto& w : j["warnings"].as_array()) {
+    h.warnings.push_back(w.as_string());
+  }
+  return h;
+}
+
+}  // namespace ibsetup::inventory
