@@ -150,29 +150,25 @@ private:
     if (!check_binding(d, n, actual)) {
       return;
     }
+    if (actual.port != nullptr && actual.port->link_layer &&
+        *actual.port->link_layer == "Ethernet") {
+      error(d.name, where(actual) +
+                        " is an Ethernet (RoCE) port; IPoIB needs an InfiniBand port (set "
+                        "link_type: ib)");
+      return;
+    }
     const bool ipoib = n != nullptr ? n->ipoib : parent->ipoib;
     if (!ipoib) {
-      if (n != nullptr) {
-        warning(d.name, "not an IPoIB interface (type " +
-                            (n->type ? std::to_string(*n->type) : std::string("?")) +
-                            "); only its MTU, addresses and state are managed");
-      }
       if (n == nullptr) {
         error(d.name,
               "cannot create pkey child: parent " + *d.parent + " is not an IPoIB interface");
         return;
       }
+      warning(d.name, "not an IPoIB interface; only its MTU, addresses and state are managed");
       if (d.mode) {
         error(d.name, std::string("mode ") + profile::to_string(*d.mode) +
                           " asked, but setting a mode needs an IPoIB interface");
       }
-    }
-    if (actual.port != nullptr && actual.port->link_layer &&
-        *actual.port->link_layer == "Ethernet" && ipoib) {
-      error(d.name, where(actual) +
-                        " is an Ethernet (RoCE) port; IPoIB needs an InfiniBand "
-                        "port (set link_type: ib)");
-      return;
     }
     if (d.mode && *d.mode == Mode::connected && actual.device != nullptr &&
         is_mlx5(*actual.device)) {
@@ -277,8 +273,12 @@ private:
       }
     }
     for (const auto& h : have) {
-      const bool keep =
-          is_link_local(h) || std::find(wanted.begin(), wanted.end(), h) != wanted.end();
+      // A family the profile gives no address for is left alone: nothing outside the profile
+      // is touched. IPv6 link-local addresses belong to the kernel.
+      const bool managed =
+          h.address.family == Family::ipv4 ? d.ipv4.has_value() : d.ipv6.has_value();
+      const bool keep = !managed || is_link_local(h) ||
+                        std::find(wanted.begin(), wanted.end(), h) != wanted.end();
       if (!keep) {
         Action a;
         a.kind = ActionKind::remove_address;
@@ -393,7 +393,7 @@ std::string Action::describe() const
     return "~ " + ifname + " mode " + from_mode.value_or("?") + " -> " +
            profile::to_string(mode.value_or(profile::Mode::datagram));
   case ActionKind::set_mtu:
-    return "~ " + ifname + " mtu " + (from_mtu ? std::to_string(*from_mtu) : "?") + " -> " +
+    return "~ " + ifname + " mtu " + (from_mtu ? std::to_string(*from_mtu) + " -> " : "") +
            std::to_string(mtu);
   case ActionKind::remove_address:
     return "- " + address->str() + " on " + ifname;

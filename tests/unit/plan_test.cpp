@@ -1,0 +1,86 @@
+// Golden plan cases: tests/data/plan/<case>/{profile.yaml, observed.json, plan.txt}. The node
+// is n1; observed.json is an inspect --json document (make_cases.py writes them).
+#include "test_util.hpp"
+
+#include <ibsetup/inventory.hpp>
+#include <ibsetup/plan.hpp>
+#include <ibsetup/profile.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+namespace fs = std::filesystem;
+using namespace ibsetup;
+
+namespace {
+
+const fs::path k_cases = fs::path(IBSETUP_TEST_DATA) / "plan";
+
+class PlanGolden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PlanGolden, MatchesExpectedPlan)
+{
+  const fs::path dir = k_cases / GetParam();
+  const auto profile = profile::load_profile((dir / "profile.yaml").string());
+  const auto node = profile::resolve_node(profile, "n1");
+  const auto host = inventory::host_from_json(test::read_text(dir / "observed.json"));
+  const auto plan = plan::make_plan(node, host, {node.prune});
+  const std::string actual = plan::plan_to_text(plan);
+  if (std::getenv("IBSETUP_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(dir / "plan.txt") << actual;
+  }
+  EXPECT_EQ(test::read_text(dir / "plan.txt"), actual) << dir;
+}
+
+std::vector<std::string> cases()
+{
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(k_cases)) {
+    if (e.is_directory()) {
+      out.push_back(e.path().filename().string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string case_name(const ::testing::TestParamInfo<std::string>& info)
+{
+  std::string s = info.param;
+  for (auto& c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0) {
+      c = '_';
+    }
+  }
+  return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, PlanGolden, ::testing::ValuesIn(cases()), case_name);
+
+TEST(Plan, IsIdempotentOnceApplied)
+{
+  // After the actions of create-child, the host has everything: the plan must be empty.
+  const fs::path dir = k_cases / "noop";
+  const auto profile = profile::load_profile((dir / "profile.yaml").string());
+  const auto node = profile::resolve_node(profile, "n1");
+  const auto host = inventory::host_from_json(test::read_text(dir / "observed.json"));
+  EXPECT_TRUE(plan::make_plan(node, host, {}).actions.empty());
+}
+
+TEST(Plan, JsonCarriesEachAction)
+{
+  const fs::path dir = k_cases / "create-child";
+  const auto profile = profile::load_profile((dir / "profile.yaml").string());
+  const auto node = profile::resolve_node(profile, "n1");
+  const auto host = inventory::host_from_json(test::read_text(dir / "observed.json"));
+  const std::string json = plan::plan_to_json(plan::make_plan(node, host, {}));
+  EXPECT_NE(std::string::npos,
+            json.find(R"x({"op":"create_child","interface":"ib0.8001","text":"+ create ib0.8001 )x"
+                      R"x((pkey 0x8001, parent ib0, mode datagram)","parent":"ib0",)x"
+                      R"x("pkey":"0x8001","mode":"datagram"})x"))
+      << json;
+  EXPECT_NE(std::string::npos, json.find(R"("changes":4,)")) << json;
+}
+
+}  // namespace
