@@ -37,6 +37,10 @@ public:
 
 std::unique_ptr<LinkBackend> make_netlink_backend();
 
+// The rtnetlink request an action sends, for --dry-run: "RTM_NEWLINK (create, excl) ifname
+// ib0.8001 link ib0 linkinfo{kind ipoib, data{pkey 0x8001, mode datagram}}".
+std::string describe_request(const plan::Action& action);
+
 struct Options {
   int verify_tries = 10;  // re-reads of the host after applying
   int verify_interval_ms = 100;

@@ -2,6 +2,8 @@
 // libnl 3.7 has no ipoib link module, so pkey children and modes are built with its generic
 // message API: IFLA_LINKINFO { IFLA_INFO_KIND "ipoib", IFLA_INFO_DATA { IFLA_IPOIB_PKEY,
 // IFLA_IPOIB_MODE } } (linux/if_link.h), as `ip link add ... type ipoib` sends.
+#include "apply/netlink_messages.hpp"
+
 #include <ibsetup/apply.hpp>
 
 #include <netlink/msg.h>
@@ -63,10 +65,7 @@ public:
                     std::optional<profile::Mode> mode) override
   {
     const std::string what = "create " + name + " (pkey 0x" + hex(pkey) + " on " + parent + ")";
-    Msg msg(RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0);
-    nla_put_string(msg.get(), IFLA_IFNAME, name.c_str());
-    nla_put_u32(msg.get(), IFLA_LINK, static_cast<uint32_t>(index_of(parent, what)));
-    put_ipoib(msg.get(), pkey, mode);
+    const Msg msg(detail::ipoib_child_request(name, index_of(parent, what), pkey, mode));
     send(msg, what, "is ib_ipoib loaded, and is the parent an IPoIB interface?");
   }
 
@@ -80,8 +79,7 @@ public:
   void set_mode(const std::string& name, profile::Mode mode) override
   {
     const std::string what = name + ": set mode " + profile::to_string(mode);
-    Msg msg(RTM_NEWLINK, 0, index_of(name, what));
-    put_ipoib(msg.get(), std::nullopt, mode);
+    const Msg msg(detail::ipoib_mode_request(index_of(name, what), mode));
     try {
       send(msg, what, "");
     } catch (const BackendError& netlink_error) {
@@ -165,24 +163,6 @@ private:
     return static_cast<int>(index);
   }
 
-  static void put_ipoib(nl_msg* msg, std::optional<uint16_t> pkey,
-                        std::optional<profile::Mode> mode)
-  {
-    nlattr* info = nla_nest_start(msg, IFLA_LINKINFO);
-    nla_put_string(msg, IFLA_INFO_KIND, "ipoib");
-    nlattr* data = nla_nest_start(msg, IFLA_INFO_DATA);
-    if (pkey) {
-      nla_put_u16(msg, IFLA_IPOIB_PKEY, *pkey);
-    }
-    if (mode) {
-      nla_put_u16(
-          msg, IFLA_IPOIB_MODE,
-          *mode == profile::Mode::connected ? k_ipoib_mode_connected : k_ipoib_mode_datagram);
-    }
-    nla_nest_end(msg, data);
-    nla_nest_end(msg, info);
-  }
-
   // Sends the request and waits for the kernel's answer; throws with its errno text.
   void send(const Msg& msg, const std::string& what, const std::string& hint)
   {
@@ -236,6 +216,91 @@ private:
 };
 
 }  // namespace
+
+namespace detail {
+
+namespace {
+
+nl_msg* link_request(int flags, int index)
+{
+  nl_msg* msg = nlmsg_alloc_simple(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK | flags);
+  if (msg == nullptr) {
+    throw BackendError("netlink: out of memory");
+  }
+  ifinfomsg ifi{};
+  ifi.ifi_family = AF_UNSPEC;
+  ifi.ifi_index = index;
+  nlmsg_append(msg, &ifi, sizeof ifi, NLMSG_ALIGNTO);
+  return msg;
+}
+
+void put_ipoib(nl_msg* msg, std::optional<uint16_t> pkey, std::optional<profile::Mode> mode)
+{
+  nlattr* info = nla_nest_start(msg, IFLA_LINKINFO);
+  nla_put_string(msg, IFLA_INFO_KIND, "ipoib");
+  nlattr* data = nla_nest_start(msg, IFLA_INFO_DATA);
+  if (pkey) {
+    nla_put_u16(msg, IFLA_IPOIB_PKEY, *pkey);
+  }
+  if (mode) {
+    nla_put_u16(msg, IFLA_IPOIB_MODE,
+                *mode == profile::Mode::connected ? k_ipoib_mode_connected : k_ipoib_mode_datagram);
+  }
+  nla_nest_end(msg, data);
+  nla_nest_end(msg, info);
+}
+
+}  // namespace
+
+nl_msg* ipoib_child_request(const std::string& name, int parent_index, uint16_t pkey,
+                            std::optional<profile::Mode> mode)
+{
+  nl_msg* msg = link_request(NLM_F_CREATE | NLM_F_EXCL, 0);
+  nla_put_string(msg, IFLA_IFNAME, name.c_str());
+  nla_put_u32(msg, IFLA_LINK, static_cast<uint32_t>(parent_index));
+  put_ipoib(msg, pkey, mode);
+  return msg;
+}
+
+nl_msg* ipoib_mode_request(int index, profile::Mode mode)
+{
+  nl_msg* msg = link_request(0, index);
+  put_ipoib(msg, std::nullopt, mode);
+  return msg;
+}
+
+}  // namespace detail
+
+std::string describe_request(const plan::Action& a)
+{
+  using plan::ActionKind;
+  switch (a.kind) {
+  case ActionKind::create_child:
+    return "RTM_NEWLINK (create, excl) ifname " + a.ifname + " link " + a.parent +
+           " linkinfo{kind ipoib, data{pkey 0x" +
+           [&] {
+             char b[8];
+             std::snprintf(b, sizeof b, "%04x", a.pkey);
+             return std::string(b);
+           }() +
+           (a.mode ? std::string(", mode ") + profile::to_string(*a.mode) : std::string()) + "}}";
+  case ActionKind::delete_child:
+    return "RTM_DELLINK " + a.ifname;
+  case ActionKind::set_mode:
+    return "RTM_NEWLINK " + a.ifname + " linkinfo{kind ipoib, data{mode " +
+           profile::to_string(a.mode.value_or(profile::Mode::datagram)) +
+           "}} (fallback: write /sys/class/net/" + a.ifname + "/mode)";
+  case ActionKind::set_mtu:
+    return "RTM_NEWLINK " + a.ifname + " mtu " + std::to_string(a.mtu);
+  case ActionKind::remove_address:
+    return "RTM_DELADDR " + a.ifname + " " + a.address->str();
+  case ActionKind::add_address:
+    return "RTM_NEWADDR (excl) " + a.ifname + " " + a.address->str();
+  case ActionKind::set_up:
+  default:
+    return "RTM_NEWLINK " + a.ifname + " flags +UP";
+  }
+}
 
 std::unique_ptr<LinkBackend> make_netlink_backend()
 {

@@ -166,6 +166,12 @@ int PipelineCommands::apply()
   if (m_dry_run) {
     const auto p = plan::make_plan(d.node, observe(d.node, "/sys"), plan_options);
     std::cout << (m_json ? plan::plan_to_json(p) : plan::plan_to_text(p));
+    if (!m_json && !p.actions.empty()) {
+      std::cout << "netlink requests (dry run, nothing sent):\n";
+      for (const auto& a : p.actions) {
+        std::cout << "  " << apply::describe_request(a) << '\n';
+      }
+    }
     return p.errors.empty() ? 0 : static_cast<int>(ExitCode::bad_input);
   }
   apply::require_net_admin();

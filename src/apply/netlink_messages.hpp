@@ -1,0 +1,23 @@
+// The rtnetlink requests apply sends, built apart from the socket so tests can check their
+// attribute layout (FACTS.md: IFLA_LINKINFO { IFLA_INFO_KIND "ipoib", IFLA_INFO_DATA {
+// IFLA_IPOIB_PKEY u16, IFLA_IPOIB_MODE u16 } }).
+#pragma once
+
+#include <ibsetup/plan.hpp>
+#include <ibsetup/profile.hpp>
+
+#include <netlink/msg.h>
+
+#include <optional>
+#include <string>
+
+namespace ibsetup::apply::detail {
+
+// RTM_NEWLINK creating pkey child name on the parent with that ifindex. Free with nlmsg_free.
+nl_msg* ipoib_child_request(const std::string& name, int parent_index, uint16_t pkey,
+                            std::optional<profile::Mode> mode);
+
+// RTM_NEWLINK setting the IPoIB mode of an existing link. Free with nlmsg_free.
+nl_msg* ipoib_mode_request(int index, profile::Mode mode);
+
+}  // namespace ibsetup::apply::detail
