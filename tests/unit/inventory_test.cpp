@@ -64,7 +64,7 @@ TEST(Inventory, TwoHdrHcas)
   EXPECT_EQ(200, *p.rate_gbps);
   EXPECT_EQ("HDR", *p.speed);
   EXPECT_EQ(5, *p.lid);
-  EXPECT_EQ(std::vector<uint16_t>{0xffff}, p.pkeys);
+  EXPECT_EQ((std::vector<uint16_t>{0xffff, 0x8001}), p.pkeys);
   EXPECT_EQ("ib0", *p.netdev);
   EXPECT_FALSE(p.active_mtu);  // no verbs source for a fixture
   EXPECT_TRUE(p.counters.empty());
