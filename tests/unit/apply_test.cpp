@@ -1,0 +1,202 @@
+// The journal, verification and rollback of apply_plan, driven through a recording backend
+// (the real netlink backend is tested in network namespaces: tests/scripts/netns_apply_test.sh).
+#include <ibsetup/apply.hpp>
+
+#include <gtest/gtest.h>
+
+using namespace ibsetup;
+using plan::Action;
+using plan::ActionKind;
+
+namespace {
+
+// Records each call; fails the call whose text equals fail_on.
+class RecordingBackend : public apply::LinkBackend {
+public:
+  std::vector<std::string> calls;
+  std::string fail_on;
+
+  void create_child(const std::string& parent, const std::string& name, uint16_t /*pkey*/,
+                    std::optional<profile::Mode> /*mode*/) override
+  {
+    record("create " + name + " on " + parent);
+  }
+  void delete_link(const std::string& name) override { record("delete " + name); }
+  void set_mode(const std::string& name, profile::Mode mode) override
+  {
+    record(name + " mode " + profile::to_string(mode));
+  }
+  void set_mtu(const std::string& name, int mtu) override
+  {
+    record(name + " mtu " + std::to_string(mtu));
+  }
+  void add_address(const std::string& name, const IpPrefix& a) override
+  {
+    record(name + " add " + a.str());
+  }
+  void remove_address(const std::string& name, const IpPrefix& a) override
+  {
+    record(name + " remove " + a.str());
+  }
+  void set_up(const std::string& name, bool up) override { record(name + (up ? " up" : " down")); }
+
+private:
+  void record(const std::string& call)
+  {
+    calls.push_back(call);
+    if (call == fail_on) {
+      throw apply::BackendError(call + ": the kernel refused: Invalid argument");
+    }
+  }
+};
+
+IpPrefix prefix(const char* text)
+{
+  std::string why;
+  return *IpPrefix::parse(text, Family::ipv4, &why);
+}
+
+plan::Plan sample_plan()
+{
+  plan::Plan p;
+  p.host = "n1";
+  Action create;
+  create.kind = ActionKind::create_child;
+  create.ifname = "ib0.8001";
+  create.parent = "ib0";
+  create.pkey = 0x8001;
+  Action mtu;
+  mtu.kind = ActionKind::set_mtu;
+  mtu.ifname = "ib0";
+  mtu.mtu = 4092;
+  mtu.from_mtu = 2044;
+  Action remove;
+  remove.kind = ActionKind::remove_address;
+  remove.ifname = "ib0";
+  remove.address = prefix("10.9.0.1/24");
+  Action add;
+  add.kind = ActionKind::add_address;
+  add.ifname = "ib0";
+  add.address = prefix("10.10.0.1/16");
+  Action up;
+  up.kind = ActionKind::set_up;
+  up.ifname = "ib0.8001";
+  p.actions = {create, mtu, remove, add, up};
+  return p;
+}
+
+apply::Options quick()
+{
+  apply::Options o;
+  o.verify_tries = 3;
+  o.verify_interval_ms = 1;
+  return o;
+}
+
+TEST(Apply, CarriesOutEveryActionAndVerifies)
+{
+  RecordingBackend b;
+  int replans = 0;
+  const auto report = apply::apply_plan(
+      sample_plan(), b,
+      [&] {
+        ++replans;
+        return plan::Plan{};
+      },
+      quick());
+  EXPECT_TRUE(report.ok());
+  EXPECT_EQ(5U, report.changes);
+  EXPECT_EQ(1, replans);
+  EXPECT_EQ(
+      (std::vector<std::string>{"create ib0.8001 on ib0", "ib0 mtu 4092", "ib0 remove 10.9.0.1/24",
+                                "ib0 add 10.10.0.1/16", "ib0.8001 up"}),
+      b.calls);
+}
+
+TEST(Apply, FailureRollsBackInReverseOrder)
+{
+  RecordingBackend b;
+  b.fail_on = "ib0 add 10.10.0.1/16";
+  const auto report = apply::apply_plan(
+      sample_plan(), b, [] { return plan::Plan{}; }, quick());
+  EXPECT_FALSE(report.ok());
+  EXPECT_EQ(0U, report.changes);
+  EXPECT_EQ("ib0 add 10.10.0.1/16: the kernel refused: Invalid argument", report.failure);
+  EXPECT_EQ((std::vector<std::string>{"create ib0.8001 on ib0", "ib0 mtu 4092",
+                                      "ib0 remove 10.9.0.1/24", "ib0 add 10.10.0.1/16",
+                                      // rollback
+                                      "ib0 add 10.9.0.1/24", "ib0 mtu 2044", "delete ib0.8001"}),
+            b.calls);
+  EXPECT_EQ((std::vector<std::string>{"re-add 10.9.0.1/24 on ib0: ok", "ib0 mtu back to 2044: ok",
+                                      "delete ib0.8001: ok"}),
+            report.rollback);
+}
+
+TEST(Apply, VerificationFailureSaysDesiredAndCurrent)
+{
+  RecordingBackend b;
+  plan::Plan still;
+  Action mtu;
+  mtu.kind = ActionKind::set_mtu;
+  mtu.ifname = "ib0";
+  mtu.mtu = 4092;
+  mtu.from_mtu = 2044;
+  still.actions = {mtu};
+  int replans = 0;
+  const auto report = apply::apply_plan(
+      sample_plan(), b,
+      [&] {
+        ++replans;
+        return still;
+      },
+      quick());
+  EXPECT_FALSE(report.ok());
+  EXPECT_EQ(3, replans);
+  EXPECT_EQ(std::vector<std::string>{"ib0 mtu: desired 4092, current 2044"}, report.not_converged);
+  EXPECT_EQ("verification failed: ib0 mtu: desired 4092, current 2044", report.failure);
+  EXPECT_EQ(5U, report.rollback.size());  // everything undone, the link state too
+  EXPECT_EQ("ib0.8001 down again: ok", report.rollback.front());
+}
+
+TEST(Apply, InterruptionStopsBetweenStepsAndRollsBack)
+{
+  RecordingBackend b;
+  apply::Options o = quick();
+  o.interrupted = [&b] { return b.calls.size() == 2; };
+  const auto report = apply::apply_plan(
+      sample_plan(), b, [] { return plan::Plan{}; }, o);
+  EXPECT_EQ("interrupted before: - 10.9.0.1/24 on ib0", report.failure);
+  EXPECT_EQ((std::vector<std::string>{"create ib0.8001 on ib0", "ib0 mtu 4092", "ib0 mtu 2044",
+                                      "delete ib0.8001"}),
+            b.calls);
+}
+
+TEST(Apply, RollbackFailuresAreReportedNotHidden)
+{
+  RecordingBackend b;
+  b.fail_on = "ib0 add 10.10.0.1/16";
+  plan::Plan p = sample_plan();
+  // The re-add during rollback fails too (same text): it is reported, the rest still runs.
+  p.actions[2].address = prefix("10.10.0.1/16");
+  const auto report = apply::apply_plan(
+      p, b, [] { return plan::Plan{}; }, quick());
+  EXPECT_EQ(
+      "re-add 10.10.0.1/16 on ib0: FAILED: ib0 add 10.10.0.1/16: the kernel refused: "
+      "Invalid argument",
+      report.rollback.front());
+  EXPECT_EQ("delete ib0.8001: ok", report.rollback.back());
+}
+
+TEST(Apply, ReportJson)
+{
+  apply::Report r;
+  r.host = "n1";
+  r.changes = 2;
+  r.done = {"~ ib0 up"};
+  EXPECT_EQ(R"({"host":"n1","ok":true,"changes":2,"done":["~ ib0 up"],"rollback":[],)"
+            R"("not_converged":[],"failure":null})"
+            "\n",
+            apply::report_to_json(r));
+}
+
+}  // namespace
