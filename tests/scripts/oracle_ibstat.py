@@ -66,10 +66,15 @@ class Checker:
     def fail(self, msg):
         self.failures.append("%s: %s" % (os.path.basename(self.fixture), msg))
 
-    def same(self, what, ours, theirs):
+    def same(self, what, ours, theirs, rel=None):
         self.compared += 1
-        if ours != theirs:
-            self.fail("%s: ibsetup %r, peer %r" % (what, ours, theirs))
+        if ours == theirs:
+            return
+        # A malformed sysfs value: peers print whatever they make of it; ibsetup must give
+        # null and a warning naming the file.
+        if ours is None and rel is not None and any(rel in w for w in self.inv["warnings"]):
+            return
+        self.fail("%s: ibsetup %r, peer %r" % (what, ours, theirs))
 
     def warned(self, what, rel):
         self.compared += 1
@@ -110,12 +115,15 @@ class Checker:
                 self.same(w + " state", ours["state"], STATE_NAMES.get(p["State"], p["State"]))
                 self.same(w + " physical state", PHYS_CODES.get(ours["phys_state"]),
                           PHYS_CODES.get(p["Physical state"]))
+                rel = "class/infiniband/%s/ports/%d/" % (name, n)
                 rate = ours["rate_gbps"]
-                self.same(w + " rate", None if rate is None else ("%g" % rate), p["Rate"])
-                self.same(w + " base lid", ours["lid"], int(p["Base lid"]))
-                self.same(w + " LMC", ours["lmc"], int(p["LMC"]))
-                self.same(w + " SM lid", ours["sm_lid"], int(p["SM lid"]))
-                self.same(w + " capability mask", ours["cap_mask"], p["Capability mask"])
+                self.same(w + " rate", None if rate is None else ("%g" % rate), p["Rate"],
+                          rel + "rate")
+                self.same(w + " base lid", ours["lid"], int(p["Base lid"]), rel + "lid")
+                self.same(w + " LMC", ours["lmc"], int(p["LMC"]), rel + "lid_mask_count")
+                self.same(w + " SM lid", ours["sm_lid"], int(p["SM lid"]), rel + "sm_lid")
+                self.same(w + " capability mask", ours["cap_mask"], p["Capability mask"],
+                          rel + "cap_mask")
                 self.same(w + " port GUID", ours["port_guid"], p["Port GUID"])
                 self.same(w + " link layer", ours["link_layer"], p["Link layer"])
 
