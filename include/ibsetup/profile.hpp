@@ -107,6 +107,7 @@ struct HostOverride {
 struct Profile {
   std::string file;
   int version = 0;
+  std::string cluster = "cluster";  // names the cluster in connection UUIDs
   Defaults defaults;
   std::vector<Group> groups;
   std::map<std::string, HostOverride> overrides;

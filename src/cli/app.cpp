@@ -49,6 +49,7 @@ int run(int argc, char** argv)
   ProfileCommands profile_cmds(app);
   InventoryCommands inventory_cmds(app);
   PipelineCommands pipeline_cmds(app);
+  RenderCommands render_cmds(app, pipeline_cmds.apply_command());
 
   try {
     app.parse(argc, argv);
@@ -68,6 +69,13 @@ int run(int argc, char** argv)
     int code = profile_cmds.run();
     if (code < 0) {
       code = inventory_cmds.run();
+    }
+    if (code < 0) {
+      code = render_cmds.run();
+    }
+    if (code < 0 && render_cmds.offline()) {
+      code = render_cmds.render_offline(pipeline_cmds.file(), pipeline_cmds.node(),
+                                        pipeline_cmds.json());
     }
     if (code < 0) {
       code = pipeline_cmds.run();

@@ -47,6 +47,10 @@ class PipelineCommands {
 public:
   explicit PipelineCommands(CLI::App& app);
   int run();
+  CLI::App* apply_command() const { return m_apply; }
+  const std::string& file() const { return m_file; }
+  const std::string& node() const { return m_node; }
+  bool json() const { return m_json; }
 
 private:
   int plan();
@@ -65,6 +69,27 @@ private:
   bool m_dry_run = false;
   bool m_detailed_exitcode = false;
   bool m_quiet = false;
+};
+
+// render (and apply --offline, which runs the same code)
+class RenderCommands {
+public:
+  explicit RenderCommands(CLI::App& app, CLI::App* apply);
+  int run();
+  // apply --offline: true when the flag was given.
+  bool offline() const { return m_offline; }
+  int render_offline(const std::string& file, const std::string& node, bool json);
+
+private:
+  CLI::App* m_render = nullptr;
+  std::string m_file;
+  std::string m_node;
+  std::string m_root;
+  std::string m_format = "nm-keyfile";
+  std::string m_templates;
+  std::string m_hosts_pattern;
+  bool m_json = false;
+  bool m_offline = false;
 };
 
 }  // namespace ibsetup::cli

@@ -378,7 +378,12 @@ void read_profile(const YAML::Node& root, Profile& profile, Diagnostics& diags)
                 "a profile is a mapping with 'version' and 'nodes', got " + describe(root));
     return;
   }
-  MapReader m(root, "", top, diags, {"version", "defaults", "nodes", "hosts"});
+  MapReader m(root, "", top, diags, {"version", "cluster", "defaults", "nodes", "hosts"});
+  if (const auto* e = m.get("cluster")) {
+    if (auto name = read_string(*e, diags)) {
+      profile.cluster = *name;
+    }
+  }
   if (const auto* e = m.get("version")) {
     const auto text = read_string(*e, diags);
     if (text && util::trim(*text) != "1") {

@@ -31,5 +31,12 @@ check validate-json-ok 0 '"ok":true,"groups":3' -- validate --json "$src/profile
 check show-node 0 'ib0 +- +datagram' -- show "$src/profiles/lab.yaml" --node lab01
 check show-json 0 '^\{"host":"lab02"' -- show --json "$src/profiles/lab.yaml" --node lab02
 check show-unknown 3 "host 'nope' is not in any node group" -- show "$src/profiles/lab.yaml" --node nope
+root=$(mktemp -d)
+check render-create 0 'created  .*/etc/NetworkManager/system-connections/ibsetup-ib0.nmconnection' -- render "$src/profiles/lab.yaml" --node lab01 --root "$root"
+check render-again 0 '^unchanged  .*ibsetup-ib0.8010.nmconnection' -- render "$src/profiles/lab.yaml" --node lab01 --root "$root"
+check apply-offline-ifcfg 0 'created  .*/etc/sysconfig/network-scripts/ifcfg-ib0.8010' -- apply "$src/profiles/lab.yaml" --node lab01 --offline --root "$root" --format ifcfg --templates "$src/templates"
+check render-hosts-json 0 '"path":"etc/hosts.ibsetup","result":"created"' -- render "$src/profiles/lab.yaml" --root "$root" --format hosts --json
+check render-no-root 2 '--root DIR is required' -- render "$src/profiles/lab.yaml" --node lab01
+rm -rf "$root"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -1,0 +1,64 @@
+// Offline rendering: persistent configuration for a node written under a root directory
+// (kickstart %post, image builds), with no daemon running.
+#pragma once
+
+#include <ibsetup/profile.hpp>
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace ibsetup::render {
+
+// A file to write, its path relative to the root ("etc/sysconfig/network-scripts/ifcfg-ib0").
+struct RenderedFile {
+  std::string path;
+  std::string content;
+  mode_t mode = 0644;
+};
+
+// The first line of every file ibsetup writes; files without it are never overwritten.
+extern const char* const k_marker;
+
+enum class WriteResult { created, updated, unchanged };
+
+const char* to_string(WriteResult result);
+
+// Writes file under root: every directory is opened without following symlinks (a symlink
+// anywhere under the root is refused, so nothing outside it is touched), missing directories
+// are created 0755, the content goes to a temporary file that is fsynced and renamed over
+// the target. Unchanged content is not rewritten (the mtime stays). An existing file without
+// k_marker is left alone: throws EnvironmentError naming it.
+WriteResult write_file(const std::string& root, const RenderedFile& file);
+
+// NetworkManager keyfiles (etc/NetworkManager/system-connections/ibsetup-<if>.nmconnection,
+// mode 0600), rendered by libnm from the same connection objects a live backend would send.
+// Each has id ibsetup-<if> and a stable UUID (connection_uuid). Throws InputError with
+// NetworkManager's own message when it rejects a connection.
+std::vector<RenderedFile> render_keyfiles(const profile::ResolvedNode& node,
+                                          const std::string& cluster);
+
+// A name-based (version 5) UUID from cluster, host and interface: re-rendering gives the
+// same UUID, so NetworkManager updates a profile instead of adding a duplicate.
+std::string connection_uuid(const std::string& cluster, const std::string& host,
+                            const std::string& ifname);
+
+// ifcfg-<if> files for network-scripts / NetworkManager's ifcfg-rh plugin, from the templates
+// "ifcfg-ib" (base interfaces) and "ifcfg-ib-child" (pkey children) found first in
+// template_dirs. Throws EnvironmentError when a template is missing or malformed.
+std::vector<RenderedFile> render_ifcfg(const profile::ResolvedNode& node,
+                                       const std::vector<std::string>& template_dirs);
+
+// An /etc/hosts fragment mapping every host of the cluster to its IPoIB addresses. pattern
+// names each entry: "{host}" and "{if}" are replaced ("{host}-ib" by default, with "-{if}"
+// appended for interfaces after the first).
+RenderedFile render_hosts(const profile::Profile& profile, const std::string& pattern);
+
+// Replaces {{KEY}} placeholders; a line whose placeholders are not all set is dropped, so a
+// template can list optional keys. Lines starting with "##" are template comments.
+std::string fill_template(const std::string& text,
+                          const std::vector<std::pair<std::string, std::string>>& values,
+                          const std::string& name);
+
+}  // namespace ibsetup::render

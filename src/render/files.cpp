@@ -1,0 +1,182 @@
+#include <ibsetup/error.hpp>
+#include <ibsetup/render.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <utility>
+
+namespace ibsetup::render {
+
+const char* const k_marker = "# Managed by ibsetup; changes are overwritten on the next render.";
+
+const char* to_string(WriteResult result)
+{
+  switch (result) {
+  case WriteResult::created:
+    return "created";
+  case WriteResult::updated:
+    return "updated";
+  case WriteResult::unchanged:
+  default:
+    return "unchanged";
+  }
+}
+
+namespace {
+
+class Fd {
+public:
+  explicit Fd(int fd) : m_fd(fd) {}
+  ~Fd()
+  {
+    if (m_fd >= 0) {
+      close(m_fd);
+    }
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  Fd(Fd&& other) noexcept : m_fd(other.m_fd) { other.m_fd = -1; }
+  Fd& operator=(Fd&& other) noexcept
+  {
+    std::swap(m_fd, other.m_fd);
+    return *this;
+  }
+  int get() const { return m_fd; }
+
+private:
+  int m_fd;
+};
+
+[[noreturn]] void fail(const std::string& what)
+{
+  throw EnvironmentError(what + ": " + std::strerror(errno));
+}
+
+// Opens (creating when missing) each directory of rel_dir below root with O_NOFOLLOW.
+Fd open_dirs(const std::string& root, const std::string& rel_dir)
+{
+  Fd dir(open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir.get() < 0) {
+    fail("cannot open the root " + root);
+  }
+  std::string walked = root;
+  size_t start = 0;
+  while (start < rel_dir.size()) {
+    size_t end = rel_dir.find('/', start);
+    if (end == std::string::npos) {
+      end = rel_dir.size();
+    }
+    const std::string part = rel_dir.substr(start, end - start);
+    start = end + 1;
+    if (part.empty() || part == ".") {
+      continue;
+    }
+    if (part == "..") {
+      throw EnvironmentError("refusing '..' in " + rel_dir);
+    }
+    walked += "/" + part;
+    if (mkdirat(dir.get(), part.c_str(), 0755) != 0 && errno != EEXIST) {
+      fail("cannot create " + walked);
+    }
+    Fd next(openat(dir.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (next.get() < 0) {
+      if (errno == ELOOP || errno == ENOTDIR) {
+        throw EnvironmentError(walked +
+                               " is a symlink or not a directory; refusing to write "
+                               "through it (nothing outside the root is touched)");
+      }
+      fail("cannot open " + walked);
+    }
+    dir = std::move(next);
+  }
+  return dir;
+}
+
+// The current content of name in dir; nullopt when it does not exist.
+std::optional<std::string> read_existing(int dir, const std::string& name, const std::string& full)
+{
+  Fd fd(openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  if (fd.get() < 0) {
+    if (errno == ENOENT) {
+      return std::nullopt;
+    }
+    if (errno == ELOOP) {
+      throw EnvironmentError(full + " is a symlink; refusing to replace it");
+    }
+    fail("cannot read " + full);
+  }
+  struct stat st {};
+  if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    throw EnvironmentError(full + " is not a regular file; refusing to replace it");
+  }
+  std::string out;
+  char buf[8192];
+  ssize_t n = 0;
+  while ((n = read(fd.get(), buf, sizeof buf)) > 0) {
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+}  // namespace
+
+WriteResult write_file(const std::string& root, const RenderedFile& file)
+{
+  const auto slash = file.path.rfind('/');
+  const std::string rel_dir = slash == std::string::npos ? "" : file.path.substr(0, slash);
+  const std::string name = slash == std::string::npos ? file.path : file.path.substr(slash + 1);
+  const std::string full = root + "/" + file.path;
+  const Fd dir = open_dirs(root, rel_dir);
+  const auto existing = read_existing(dir.get(), name, full);
+  if (existing) {
+    if (existing->compare(0, std::strlen(k_marker), k_marker) != 0) {
+      throw EnvironmentError(full +
+                             " exists and was not written by ibsetup; leaving it alone "
+                             "(move it away to let ibsetup manage it)");
+    }
+    if (*existing == file.content) {
+      struct stat st {};
+      if (fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+          (st.st_mode & 07777) == file.mode) {
+        return WriteResult::unchanged;
+      }
+    }
+  }
+  const std::string tmp = "." + name + ".ibsetup-tmp";
+  unlinkat(dir.get(), tmp.c_str(), 0);
+  Fd out(openat(dir.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                file.mode));
+  if (out.get() < 0) {
+    fail("cannot create " + root + "/" + rel_dir + "/" + tmp);
+  }
+  const char* data = file.content.data();
+  size_t left = file.content.size();
+  while (left > 0) {
+    const ssize_t n = write(out.get(), data, left);
+    if (n < 0) {
+      unlinkat(dir.get(), tmp.c_str(), 0);
+      fail("cannot write " + full);
+    }
+    data += n;
+    left -= static_cast<size_t>(n);
+  }
+  // The mode is set explicitly: the umask must not loosen or tighten it (NM ignores keyfiles
+  // that are not 0600), and the owner is whoever runs ibsetup (root in kickstart).
+  if (fchmod(out.get(), file.mode) != 0 || fsync(out.get()) != 0) {
+    unlinkat(dir.get(), tmp.c_str(), 0);
+    fail("cannot finish " + full);
+  }
+  if (renameat(dir.get(), tmp.c_str(), dir.get(), name.c_str()) != 0) {
+    unlinkat(dir.get(), tmp.c_str(), 0);
+    fail("cannot rename into " + full);
+  }
+  fsync(dir.get());
+  return existing ? WriteResult::updated : WriteResult::created;
+}
+
+}  // namespace ibsetup::render

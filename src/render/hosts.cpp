@@ -1,0 +1,58 @@
+#include <ibsetup/render.hpp>
+
+namespace ibsetup::render {
+
+namespace {
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to)
+{
+  for (size_t pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size())) {
+    s.replace(pos, from.size(), to);
+  }
+  return s;
+}
+
+}  // namespace
+
+RenderedFile render_hosts(const profile::Profile& profile, const std::string& pattern)
+{
+  const bool per_interface = pattern.empty() || pattern.find("{if}") != std::string::npos;
+  std::string body;
+  for (const auto& group : profile.groups) {
+    for (const auto& host : group.hosts) {
+      const auto node = profile::resolve_node(profile, host);
+      bool first = true;
+      for (const auto& i : node.interfaces) {
+        if (!i.ipv4 && !i.ipv6) {
+          continue;
+        }
+        std::string name;
+        // A dot would make the name look like a domain: ib0.8010 becomes ib0-8010.
+        const std::string ifname = replace_all(i.name, ".", "-");
+        if (pattern.empty()) {
+          name = host + (first ? "-ib" : "-" + ifname);
+        } else {
+          name = replace_all(replace_all(pattern, "{host}", host), "{if}", ifname);
+        }
+        for (const auto& a : {i.ipv4, i.ipv6}) {
+          if (a) {
+            body += a->address.str() + "\t" + name + "\n";
+          }
+        }
+        first = false;
+        if (!per_interface) {
+          break;  // one name per host: only the first addressed interface
+        }
+      }
+    }
+  }
+  RenderedFile f;
+  f.path = "etc/hosts.ibsetup";
+  f.mode = 0644;
+  const auto slash = profile.file.rfind('/');
+  f.content = std::string(k_marker) + "\n# IPoIB addresses of every host in " +
+              profile.file.substr(slash == std::string::npos ? 0 : slash + 1) + "\n" + body;
+  return f;
+}
+
+}  // namespace ibsetup::render

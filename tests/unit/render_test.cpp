@@ -1,0 +1,169 @@
+#include "test_util.hpp"
+
+#include <ibsetup/error.hpp>
+#include <ibsetup/render.hpp>
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <utime.h>
+
+namespace fs = std::filesystem;
+using namespace ibsetup;
+
+namespace {
+
+const fs::path k_golden = fs::path(IBSETUP_TEST_DATA) / "render";
+
+profile::Profile lab()
+{
+  return profile::load_profile(std::string(IBSETUP_PROFILES) + "/lab.yaml");
+}
+
+// Compares rendered files with golden files named after their last path component;
+// IBSETUP_UPDATE_GOLDEN=1 rewrites them.
+void expect_golden(const std::vector<render::RenderedFile>& files, const fs::path& dir)
+{
+  for (const auto& f : files) {
+    const fs::path golden = dir / fs::path(f.path).filename();
+    if (std::getenv("IBSETUP_UPDATE_GOLDEN") != nullptr) {
+      fs::create_directories(dir);
+      std::ofstream(golden) << f.content;
+    }
+    EXPECT_EQ(test::read_text(golden), f.content) << golden;
+  }
+}
+
+TEST(Render, KeyfilesComeFromLibnm)
+{
+  const auto p = lab();
+  const auto files = render::render_keyfiles(profile::resolve_node(p, "lab02"), p.cluster);
+  ASSERT_EQ(3U, files.size());
+  EXPECT_EQ("etc/NetworkManager/system-connections/ibsetup-ib0.8010.nmconnection", files[2].path);
+  EXPECT_EQ(0600U, files[0].mode);
+  expect_golden(files, k_golden / "keyfile");
+}
+
+TEST(Render, UuidsAreStableAndDistinct)
+{
+  EXPECT_EQ(render::connection_uuid("c", "lab02", "ib0"),
+            render::connection_uuid("c", "lab02", "ib0"));
+  EXPECT_NE(render::connection_uuid("c", "lab02", "ib0"),
+            render::connection_uuid("c", "lab03", "ib0"));
+  EXPECT_NE(render::connection_uuid("c", "lab02", "ib0"),
+            render::connection_uuid("d", "lab02", "ib0"));
+  const std::string u = render::connection_uuid("c", "lab02", "ib0");
+  EXPECT_EQ('5', u[14]);  // version 5
+  EXPECT_NE(std::string::npos, std::string("89ab").find(u[19]));
+}
+
+TEST(Render, IfcfgFromTemplates)
+{
+  const auto files =
+      render::render_ifcfg(profile::resolve_node(lab(), "lab02"), {IBSETUP_TEMPLATES});
+  ASSERT_EQ(3U, files.size());
+  EXPECT_EQ("etc/sysconfig/network-scripts/ifcfg-ib0.8010", files[2].path);
+  expect_golden(files, k_golden / "ifcfg");
+}
+
+TEST(Render, IfcfgTemplateOverrideTakesEffect)
+{
+  test::TempDir dir;
+  std::ofstream(dir.path() / "ifcfg-ib") << "## site template\nDEVICE={{DEVICE}}\nZONE=trusted\n"
+                                            "MTU={{MTU}}\n";
+  const auto files = render::render_ifcfg(profile::resolve_node(lab(), "lab02"),
+                                          {dir.path().string(), IBSETUP_TEMPLATES});
+  EXPECT_EQ(std::string(render::k_marker) + "\nDEVICE=ib0\nZONE=trusted\n", files[0].content);
+  // The child template was not overridden: it comes from the next directory.
+  EXPECT_NE(std::string::npos, files[2].content.find("PKEY_ID=32784"));
+}
+
+TEST(Render, TemplateErrorsNameTheLine)
+{
+  EXPECT_THROW(render::fill_template("A={{NOPE}}\n", {}, "t"), EnvironmentError);
+  try {
+    render::fill_template("x\nA={{B\n", {{"B", "1"}}, "ifcfg-ib");
+    FAIL();
+  } catch (const EnvironmentError& e) {
+    EXPECT_STREQ("template ifcfg-ib line 2: '{{' without '}}'", e.what());
+  }
+  try {
+    render::render_ifcfg(profile::resolve_node(lab(), "lab02"), {"/nonexistent"});
+    FAIL();
+  } catch (const EnvironmentError& e) {
+    EXPECT_STREQ("template ifcfg-ib not found (searched /nonexistent)", e.what());
+  }
+}
+
+TEST(Render, HostsFragment)
+{
+  const auto f = render::render_hosts(lab(), "");
+  EXPECT_EQ("etc/hosts.ibsetup", f.path);
+  expect_golden({f}, k_golden / "hosts");
+  const auto one = render::render_hosts(lab(), "{host}.ib");
+  EXPECT_NE(std::string::npos, one.content.find("192.168.100.2\tlab02.ib\n"));
+  EXPECT_EQ(std::string::npos, one.content.find("192.168.101.2"));  // one name per host
+}
+
+render::RenderedFile sample(const std::string& content = "a=1\n")
+{
+  return {"etc/x/ibsetup-ib0.nmconnection", std::string(render::k_marker) + "\n" + content, 0600};
+}
+
+TEST(RenderWriter, CreatesWithModeThenLeavesUnchangedFilesAlone)
+{
+  test::TempDir root;
+  EXPECT_EQ(render::WriteResult::created, render::write_file(root.path().string(), sample()));
+  const fs::path p = root.path() / "etc/x/ibsetup-ib0.nmconnection";
+  struct stat st {};
+  ASSERT_EQ(0, stat(p.c_str(), &st));
+  EXPECT_EQ(0600U, st.st_mode & 07777);
+  const utimbuf old{1000000000, 1000000000};
+  ASSERT_EQ(0, utime(p.c_str(), &old));
+  EXPECT_EQ(render::WriteResult::unchanged, render::write_file(root.path().string(), sample()));
+  ASSERT_EQ(0, stat(p.c_str(), &st));
+  EXPECT_EQ(1000000000, st.st_mtime);  // not even the mtime changed
+  EXPECT_EQ(render::WriteResult::updated,
+            render::write_file(root.path().string(), sample("a=2\n")));
+  EXPECT_EQ(sample("a=2\n").content, test::read_text(p));
+  EXPECT_FALSE(fs::exists(root.path() / "etc/x/.ibsetup-ib0.nmconnection.ibsetup-tmp"));
+}
+
+TEST(RenderWriter, NeverOverwritesForeignFiles)
+{
+  test::TempDir root;
+  fs::create_directories(root.path() / "etc/x");
+  std::ofstream(root.path() / "etc/x/ibsetup-ib0.nmconnection") << "[connection]\nid=mine\n";
+  try {
+    render::write_file(root.path().string(), sample());
+    FAIL();
+  } catch (const EnvironmentError& e) {
+    EXPECT_NE(std::string::npos, std::string(e.what()).find("was not written by ibsetup"));
+  }
+  EXPECT_EQ("[connection]\nid=mine\n",
+            test::read_text(root.path() / "etc/x/ibsetup-ib0.nmconnection"));
+}
+
+TEST(RenderWriter, RefusesSymlinksOutOfTheRoot)
+{
+  test::TempDir root;
+  test::TempDir outside;
+  fs::create_symlink(outside.path(), root.path() / "etc");
+  try {
+    render::write_file(root.path().string(), sample());
+    FAIL();
+  } catch (const EnvironmentError& e) {
+    EXPECT_EQ(root.path().string() +
+                  "/etc is a symlink or not a directory; refusing to write "
+                  "through it (nothing outside the root is touched)",
+              std::string(e.what()));
+  }
+  EXPECT_TRUE(fs::is_empty(outside.path()));
+  fs::remove(root.path() / "etc");
+  fs::create_directories(root.path() / "etc/x");
+  fs::create_symlink(outside.path() / "target", root.path() / "etc/x/ibsetup-ib0.nmconnection");
+  EXPECT_THROW(render::write_file(root.path().string(), sample()), EnvironmentError);
+  EXPECT_TRUE(fs::is_empty(outside.path()));
+}
+
+}  // namespace
