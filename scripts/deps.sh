@@ -13,6 +13,7 @@ debian_packages=(
   libyaml-cpp-dev libcli11-dev libgtest-dev libgmock-dev libnl-3-dev libnl-route-3-dev
   libibverbs-dev libnm-dev infiniband-diags python3 util-linux iproute2 iputils-ping
   qemu-system-x86 busybox-static cpio kmod ibverbs-utils ibverbs-providers
+  network-manager dbus-daemon
   clang-format
 )
 rocky_packages=(
@@ -35,7 +36,18 @@ if command -v apt-get >/dev/null 2>&1; then
   if [ "${#need[@]}" -gt 0 ]; then
     echo "deps: installing ${need[*]}"
     $SUDO apt-get update -q
+    # network-manager's maintainer scripts start the service; the tests run a private
+    # NetworkManager instead. A temporary policy-rc.d stops the host's from being started.
+    added_policy=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+      printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+      $SUDO chmod 755 /usr/sbin/policy-rc.d
+      added_policy=yes
+    fi
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need[@]}"
+    if [ -n "$added_policy" ]; then
+      $SUDO rm -f /usr/sbin/policy-rc.d
+    fi
   fi
 elif command -v dnf >/dev/null 2>&1; then
   # yaml-cpp-devel, cli11-devel and gtest-devel live in EPEL and PowerTools/CRB.
