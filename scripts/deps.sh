@@ -14,7 +14,7 @@ debian_packages=(
   libibverbs-dev libnm-dev infiniband-diags python3 util-linux iproute2 iputils-ping
   qemu-system-x86 busybox-static cpio kmod ibverbs-utils ibverbs-providers
   network-manager dbus-daemon
-  clang-format
+  clang-format clang-tidy
 )
 rocky_packages=(
   gcc-c++ cmake ninja-build pkgconf-pkg-config
