@@ -125,6 +125,10 @@ Host host_from_json(const std::string& json);
 // One block per HCA for people; anomalies are marked with '!'.
 std::string host_to_text(const Host& host);
 
+// True when root is this machine's own /sys ("/sys", "/sys/", "//sys", a link to it), where
+// netlink and libibverbs describe the same host as the tree.
+bool is_live_root(const std::string& root);
+
 // Live sources for the running host (netlink, libibverbs).
 std::unique_ptr<AddressSource> make_netlink_address_source();
 std::unique_ptr<VerbsSource> make_verbs_source();

@@ -34,6 +34,9 @@ struct Action {
   int mtu = 0;                           // set_mtu
   std::optional<int> from_mtu;           // set_mtu
   std::optional<IpPrefix> address;       // add_address, remove_address
+  // delete_child: what rollback must recreate (addresses, and whether it was up).
+  std::vector<IpPrefix> restore_addresses;
+  bool was_up = false;
 
   // One line for people: "+ create ib0.8001 (pkey 0x8001, parent ib0)", "~ ib0 mtu 2044 -> 4092".
   std::string describe() const;

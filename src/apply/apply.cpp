@@ -3,6 +3,7 @@
 #include <ibsetup/apply.hpp>
 #include <ibsetup/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -51,16 +52,35 @@ std::optional<std::pair<std::string, std::function<void(LinkBackend&)>>> inverse
   using Undo = std::pair<std::string, std::function<void(LinkBackend&)>>;
   switch (a.kind) {
   case ActionKind::delete_child:
-    return Undo{"recreate " + a.ifname,
-                [a](LinkBackend& b) { b.create_child(a.parent, a.ifname, a.pkey, std::nullopt); }};
+    // Recreated as it was: mode, MTU, addresses and state.
+    return Undo{"recreate " + a.ifname, [a](LinkBackend& b) {
+                  b.create_child(a.parent, a.ifname, a.pkey,
+                                 a.from_mode ? std::optional<profile::Mode>(mode_from(a.from_mode))
+                                             : std::nullopt);
+                  if (a.from_mtu) {
+                    b.set_mtu(a.ifname, *a.from_mtu);
+                  }
+                  for (const auto& address : a.restore_addresses) {
+                    b.add_address(a.ifname, address);
+                  }
+                  if (a.was_up) {
+                    b.set_up(a.ifname, true);
+                  }
+                }};
   case ActionKind::create_child:
     return Undo{"delete " + a.ifname, [a](LinkBackend& b) { b.delete_link(a.ifname); }};
   case ActionKind::set_mode:
     if (!a.from_mode) {
       return std::nullopt;
     }
-    return Undo{a.ifname + " mode back to " + *a.from_mode,
-                [a](LinkBackend& b) { b.set_mode(a.ifname, mode_from(a.from_mode)); }};
+    return Undo{a.ifname + " mode back to " + *a.from_mode +
+                    (a.from_mtu ? ", mtu back to " + std::to_string(*a.from_mtu) : ""),
+                [a](LinkBackend& b) {
+                  b.set_mode(a.ifname, mode_from(a.from_mode));
+                  if (a.from_mtu) {
+                    b.set_mtu(a.ifname, *a.from_mtu);
+                  }
+                }};
   case ActionKind::set_mtu:
     if (!a.from_mtu) {
       return std::nullopt;
@@ -119,6 +139,7 @@ Report apply_plan(const plan::Plan& plan, LinkBackend& backend,
   Report report;
   report.host = plan.host;
   std::vector<std::pair<std::string, std::function<void(LinkBackend&)>>> journal;
+  std::vector<std::string> mode_changed;
   for (const auto& a : plan.actions) {
     if (options.interrupted()) {
       report.failure = "interrupted before: " + a.describe();
@@ -133,7 +154,15 @@ Report apply_plan(const plan::Plan& plan, LinkBackend& backend,
     }
     say(options, "  " + a.describe() + "  ok");
     report.done.push_back(a.describe());
-    if (auto undo = inverse(a)) {
+    // After a mode change, undoing the mode restores the MTU too (in the right mode); the
+    // MTU's own undo would run first, in the wrong mode, and could be refused.
+    const bool mtu_restored_by_mode =
+        a.kind == ActionKind::set_mtu &&
+        std::find(mode_changed.begin(), mode_changed.end(), a.ifname) != mode_changed.end();
+    if (a.kind == ActionKind::set_mode) {
+      mode_changed.push_back(a.ifname);
+    }
+    if (auto undo = inverse(a); undo && !mtu_restored_by_mode) {
       journal.push_back(std::move(*undo));
     }
     if (options.step_delay_ms > 0) {
@@ -143,17 +172,28 @@ Report apply_plan(const plan::Plan& plan, LinkBackend& backend,
   if (report.failure.empty()) {
     // Addresses and carrier settle asynchronously: re-read a few times before judging.
     for (int i = 0; i < options.verify_tries; ++i) {
-      const plan::Plan again = replan();
+      plan::Plan again;
+      try {
+        again = replan();
+      } catch (const std::exception& e) {
+        report.failure = std::string("verification could not read the host: ") + e.what();
+        break;
+      }
       report.not_converged.clear();
       for (const auto& a : again.actions) {
         report.not_converged.push_back(unconverged(a));
+      }
+      for (const auto& e : again.errors) {
+        report.not_converged.push_back(e);
       }
       if (report.not_converged.empty() || options.interrupted()) {
         break;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(options.verify_interval_ms));
     }
-    if (options.interrupted()) {
+    if (!report.failure.empty()) {
+      // set above: the host could not be read
+    } else if (options.interrupted()) {
       report.failure = "interrupted during verification";
     } else if (!report.not_converged.empty()) {
       report.failure = "verification failed: " + report.not_converged.front();

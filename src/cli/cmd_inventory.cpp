@@ -32,7 +32,7 @@ int InventoryCommands::run()
   options.counters = m_counters;
   std::unique_ptr<inventory::AddressSource> addresses;
   std::unique_ptr<inventory::VerbsSource> verbs;
-  const bool live = m_sysfs_root == "/sys" || m_sysfs_root == "/sys/";
+  const bool live = inventory::is_live_root(m_sysfs_root);
   if (live) {
     addresses = inventory::make_netlink_address_source();
     verbs = inventory::make_verbs_source();

@@ -72,7 +72,7 @@ inventory::Host observe(const profile::ResolvedNode& node, const std::string& sy
   o.netdev_names = plan::netdev_names(node);
   std::unique_ptr<inventory::AddressSource> addresses;
   std::unique_ptr<inventory::VerbsSource> verbs;
-  if (sysfs_root == "/sys") {
+  if (inventory::is_live_root(sysfs_root)) {
     addresses = inventory::make_netlink_address_source();
     verbs = inventory::make_verbs_source();
     o.addresses = addresses.get();

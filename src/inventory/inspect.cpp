@@ -6,6 +6,7 @@
 #include <ibsetup/error.hpp>
 #include <ibsetup/inventory.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -211,7 +212,12 @@ Device read_device(const Reader& r, const std::string& name, bool counters)
   dev.driver = r.fs().link_name(d + "device/driver");
   dev.pci = read_pci(r, d + "device");
   for (const auto& p : numeric_entries(r.fs(), d + "ports")) {
-    dev.ports.push_back(read_port(r, d + "ports/" + p, std::stoi(p), counters));
+    const auto number = util::parse_unsigned(p);
+    if (!number || *number > 255) {
+      r.warn(d + "ports/" + p, p, "a port number from 1 to 255");
+      continue;
+    }
+    dev.ports.push_back(read_port(r, d + "ports/" + p, static_cast<int>(*number), counters));
   }
   return dev;
 }
@@ -312,7 +318,15 @@ void read_devices(const Options& options, const std::vector<std::string>& names,
     SysfsReader fs(options.sysfs_root);
     for (size_t i = first; i < names.size(); i += threads) {
       Reader r(fs, warnings[i]);
-      devices[i] = read_device(r, names[i], options.counters);
+      // Nothing may escape a worker thread (it would terminate the process).
+      try {
+        devices[i] = read_device(r, names[i], options.counters);
+      } catch (const std::exception& e) {
+        devices[i] = Device{};
+        devices[i].name = names[i];
+        warnings[i].push_back(fs.root() + "/class/infiniband/" + names[i] +
+                              ": cannot be read: " + e.what());
+      }
     }
   };
   std::vector<std::thread> pool;
@@ -340,6 +354,14 @@ std::string short_hostname()
 }
 
 }  // namespace
+
+bool is_live_root(const std::string& root)
+{
+  struct stat a {};
+  struct stat b {};
+  return stat(root.c_str(), &a) == 0 && stat("/sys", &b) == 0 && a.st_dev == b.st_dev &&
+         a.st_ino == b.st_ino;
+}
 
 Host inspect(const Options& options)
 {

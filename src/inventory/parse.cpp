@@ -27,11 +27,11 @@ std::optional<CodeName> parse_code_name(const std::string& text, const char* con
     return std::nullopt;
   }
   const auto code = util::parse_unsigned(util::trim(text.substr(0, colon)));
-  const auto name = util::trim(text.substr(colon + 1));
+  const std::string name(util::trim(text.substr(colon + 1)));
   if (!code || *code > 255 || name.empty()) {
     return std::nullopt;
   }
-  CodeName out{static_cast<int>(*code), std::string(name)};
+  CodeName out{static_cast<int>(*code), name};
   if (out.code < count && names[out.code][0] != '\0') {
     out.name = names[out.code];
   }

@@ -12,6 +12,7 @@ namespace ibsetup::inventory {
 namespace {
 
 constexpr int k_max_links = 40;
+constexpr long k_max_components = 64;
 constexpr size_t k_max_attribute = 65536;
 
 }  // namespace
@@ -36,6 +37,11 @@ std::optional<std::string> SysfsReader::resolve_depth(const std::string& rel, in
     return cached->second;
   }
   std::optional<std::string> result;
+  // Recursion runs once per component and per link: bound both, whatever a tree holds.
+  if (std::count(rel.begin(), rel.end(), '/') > k_max_components) {
+    m_resolved.emplace(rel, result);
+    return result;
+  }
   const auto slash = rel.rfind('/');
   const std::string last = slash == std::string::npos ? rel : rel.substr(slash + 1);
   const auto parent = slash == std::string::npos ? std::optional<std::string>("")
@@ -58,9 +64,9 @@ std::optional<std::string> SysfsReader::resolve_depth(const std::string& rel, in
     } else if (!S_ISLNK(st.st_mode)) {
       result = path;
     } else if (links < k_max_links) {
-      char target[4096];
-      const ssize_t n = readlink(full.c_str(), target, sizeof target - 1);
-      std::string t = n > 0 ? std::string(target, static_cast<size_t>(n)) : std::string();
+      std::vector<char> target(4096);  // on the heap: frames stay small
+      const ssize_t n = readlink(full.c_str(), target.data(), target.size() - 1);
+      std::string t = n > 0 ? std::string(target.data(), static_cast<size_t>(n)) : std::string();
       if (!t.empty() && t.front() == '/') {
         // Absolute links only make sense inside a live /sys: map "/sys/..." into the root.
         result =
@@ -91,6 +97,11 @@ std::optional<std::string> SysfsReader::read(const std::string& rel) const
   // O_NONBLOCK: a FIFO planted in a captured tree must not hang the reader.
   const int fd = open(full.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
+    return std::nullopt;
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);  // sysfs attributes are regular files; never read a device node in a tree
     return std::nullopt;
   }
   std::string out;

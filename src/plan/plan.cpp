@@ -205,6 +205,7 @@ private:
       a.ifname = d.name;
       a.mode = d.mode;
       a.from_mode = n->mode;
+      a.from_mtu = n->mtu;  // the kernel resets the MTU with the mode: rollback restores both
       add(a);
     }
     plan_mtu(d, n, ipoib, actual);
@@ -243,7 +244,11 @@ private:
         target = profile::k_connected_mtu_max;
       }
     }
-    if (!target || (n != nullptr && n->mtu && *n->mtu == *target)) {
+    // Changing the mode makes the kernel pick a new MTU, so the MTU is set again after it.
+    const bool mode_changes = std::any_of(
+        m_plan.actions.begin(), m_plan.actions.end(),
+        [&](const Action& a) { return a.kind == ActionKind::set_mode && a.ifname == d.name; });
+    if (!target || (!mode_changes && n != nullptr && n->mtu && *n->mtu == *target)) {
       return;
     }
     Action a;
@@ -319,11 +324,27 @@ private:
                             "it)");
         continue;
       }
+      if (!n.pkey) {
+        error(n.name,
+              "cannot prune: its pkey cannot be read, so a rollback could not recreate "
+              "it");
+        continue;
+      }
       Action a;
       a.kind = ActionKind::delete_child;
       a.ifname = n.name;
       a.parent = *n.parent;
-      a.pkey = n.pkey.value_or(0);
+      a.pkey = *n.pkey;
+      a.from_mode = n.mode;
+      a.from_mtu = n.mtu;
+      a.was_up = n.admin_up.value_or(false);
+      for (const auto& text : n.addresses) {
+        std::string why;
+        const Family f = text.find(':') != std::string::npos ? Family::ipv6 : Family::ipv4;
+        if (auto p = IpPrefix::parse(text, f, &why); p && !is_link_local(*p)) {
+          a.restore_addresses.push_back(*p);
+        }
+      }
       add(a);
     }
   }
@@ -393,6 +414,9 @@ std::string Action::describe() const
     return "~ " + ifname + " mode " + from_mode.value_or("?") + " -> " +
            profile::to_string(mode.value_or(profile::Mode::datagram));
   case ActionKind::set_mtu:
+    if (from_mtu && *from_mtu == mtu) {
+      return "~ " + ifname + " mtu " + std::to_string(mtu) + " (again: the mode change resets it)";
+    }
     return "~ " + ifname + " mtu " + (from_mtu ? std::to_string(*from_mtu) + " -> " : "") +
            std::to_string(mtu);
   case ActionKind::remove_address:

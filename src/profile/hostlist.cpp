@@ -1,6 +1,7 @@
 #include <ibsetup/hostlist.hpp>
 
 #include <charconv>
+#include <cstdio>
 
 namespace ibsetup {
 
@@ -131,12 +132,18 @@ void expand_pattern(std::string_view pattern, size_t offset, size_t max_hosts,
       piece.ranges = parse_ranges(body, offset + pos + 1);
       unsigned long long n = 0;
       for (const auto& r : piece.ranges) {
-        n += r.high - r.low + 1;
-        if (n > max_hosts) {
+        // Compared before adding 1: [0-18446744073709551615] must not wrap to 0.
+        if (r.high - r.low >= max_hosts || n + (r.high - r.low) + 1 > max_hosts) {
+          n = max_hosts + 1ULL;
           break;
         }
+        n += r.high - r.low + 1;
       }
-      count *= n;
+      if (n > max_hosts / count) {
+        count = max_hosts + 1ULL;
+      } else {
+        count *= n;
+      }
       if (count > max_hosts || out.size() + count > max_hosts) {
         throw HostlistError(offset + pos,
                             "expands to more than " + std::to_string(max_hosts) + " hosts");
@@ -147,8 +154,14 @@ void expand_pattern(std::string_view pattern, size_t offset, size_t max_hosts,
       throw HostlistError(offset + pos, "']' without a matching '['");
     } else {
       if (!is_host_char(pattern[pos])) {
-        throw HostlistError(offset + pos, std::string("character '") + pattern[pos] +
-                                              "' is not allowed in a host name");
+        const auto byte = static_cast<unsigned char>(pattern[pos]);
+        std::string shown = std::string("character '") + pattern[pos] + "'";
+        if (byte >= 0x80 || byte < 0x20) {
+          char hex[8];
+          std::snprintf(hex, sizeof hex, "0x%02x", byte);
+          shown = std::string("byte ") + hex;  // part of a UTF-8 character or a control byte
+        }
+        throw HostlistError(offset + pos, shown + " is not allowed in a host name");
       }
       if (pieces.empty() || pieces.back().is_bracket) {
         pieces.emplace_back();

@@ -106,8 +106,6 @@ public:
     return true;
   }
 
-  bool has_aliases() const { return m_aliases; }
-
 private:
   bool too_deep(int line, int column, int depth)
   {
@@ -170,6 +168,10 @@ private:
     }
     int flow_max = m_flow;
     char last = 0;
+    // A quote only opens a quoted scalar where a value starts; inside a plain scalar
+    // ("x: it 's") it is an ordinary character and must not hide the rest of the file.
+    bool value_start = true;
+    bool plain = false;
     for (; i < line.size(); ++i) {
       const char c = line[i];
       if (m_quote != 0) {
@@ -186,15 +188,37 @@ private:
       if (c == '#' && token_start(line, i)) {
         break;
       }
-      if ((c == '"' || c == '\'') && (token_start(line, i) || last == ':')) {
+      const bool next_blank = i + 1 == line.size() || line[i + 1] == ' ' || line[i + 1] == '\t';
+      if (plain) {
+        if (c == ':' && next_blank) {
+          plain = false;
+          value_start = true;
+        } else if (m_flow > 0 && c == ',') {
+          plain = false;
+          value_start = true;
+        } else if (m_flow > 0 && (c == ']' || c == '}')) {
+          plain = false;
+          --m_flow;
+        }
+      } else if ((c == '"' || c == '\'') && value_start) {
         m_quote = c;
+        value_start = false;
       } else if (c == '[' || c == '{') {
         ++m_flow;
         flow_max = std::max(flow_max, m_flow);
+        value_start = true;
       } else if ((c == ']' || c == '}') && m_flow > 0) {
         --m_flow;
-      } else if (c == '*' && token_start(line, i)) {
-        m_aliases = true;
+        value_start = false;
+      } else if (c == ',' || c == ':' || ((c == '-' || c == '?') && next_blank)) {
+        value_start = true;
+      } else if ((c == '&' || c == '!') && value_start) {
+        while (i + 1 < line.size() && line[i + 1] != ' ' && line[i + 1] != '\t') {
+          ++i;  // an anchor or a tag: the value follows it
+        }
+      } else {
+        plain = true;
+        value_start = false;
       }
       last = c;
     }
@@ -227,7 +251,6 @@ private:
   int m_flow = 0;
   char m_quote = 0;
   int m_block_scalar = -1;
-  bool m_aliases = false;
 };
 
 struct ExpansionExceeded {
@@ -319,7 +342,8 @@ bool guard_text(const std::string& text, const Limits& limits, Diagnostics& diag
   if (!scanner.scan(text)) {
     return false;
   }
-  if (!scanner.has_aliases()) {
+  // Any '*' may be an alias: count what aliases expand to (a second, event-only parse).
+  if (text.find('*') == std::string::npos) {
     return true;
   }
   // Aliases are rare in profiles; only then is the text parsed twice.

@@ -187,6 +187,62 @@ TEST(Apply, RollbackFailuresAreReportedNotHidden)
   EXPECT_EQ("delete ib0.8001: ok", report.rollback.back());
 }
 
+TEST(Apply, ModeUndoRestoresTheMtuInTheRightMode)
+{
+  RecordingBackend b;
+  b.fail_on = "ib0 up";
+  plan::Plan p;
+  Action mode;
+  mode.kind = ActionKind::set_mode;
+  mode.ifname = "ib0";
+  mode.mode = profile::Mode::datagram;
+  mode.from_mode = "connected";
+  mode.from_mtu = 65520;
+  Action mtu;
+  mtu.kind = ActionKind::set_mtu;
+  mtu.ifname = "ib0";
+  mtu.mtu = 2044;
+  mtu.from_mtu = 65520;
+  Action up;
+  up.kind = ActionKind::set_up;
+  up.ifname = "ib0";
+  p.actions = {mode, mtu, up};
+  const auto report = apply::apply_plan(
+      p, b, [] { return plan::Plan{}; }, quick());
+  // 65520 is only valid in connected mode: the mode goes back first, then the MTU.
+  EXPECT_EQ((std::vector<std::string>{"ib0 mode datagram", "ib0 mtu 2044", "ib0 up",
+                                      "ib0 mode connected", "ib0 mtu 65520"}),
+            b.calls);
+  EXPECT_EQ(std::vector<std::string>{"ib0 mode back to connected, mtu back to 65520: ok"},
+            report.rollback);
+}
+
+TEST(Apply, PrunedChildIsRecreatedAsItWas)
+{
+  RecordingBackend b;
+  b.fail_on = "ib0 up";
+  plan::Plan p;
+  Action del;
+  del.kind = ActionKind::delete_child;
+  del.ifname = "ib0.8002";
+  del.parent = "ib0";
+  del.pkey = 0x8002;
+  del.from_mode = "datagram";
+  del.from_mtu = 2044;
+  del.restore_addresses = {prefix("10.30.0.1/16")};
+  del.was_up = true;
+  Action up;
+  up.kind = ActionKind::set_up;
+  up.ifname = "ib0";
+  p.actions = {del, up};
+  apply::apply_plan(
+      p, b, [] { return plan::Plan{}; }, quick());
+  EXPECT_EQ(
+      (std::vector<std::string>{"delete ib0.8002", "ib0 up", "create ib0.8002 on ib0",
+                                "ib0.8002 mtu 2044", "ib0.8002 add 10.30.0.1/16", "ib0.8002 up"}),
+      b.calls);
+}
+
 TEST(Apply, ReportJson)
 {
   apply::Report r;

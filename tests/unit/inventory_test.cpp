@@ -94,7 +94,8 @@ TEST(Inventory, VpiPortInEthernetMode)
 
 TEST(Inventory, NoSubnetManager)
 {
-  const Port& p = port_of(inspect_fixture("no-sm"), "mlx5_0", 2);
+  const Host h = inspect_fixture("no-sm");
+  const Port& p = port_of(h, "mlx5_0", 2);
   EXPECT_EQ("INIT", *p.state);
   EXPECT_EQ(0, *p.sm_lid);
 }

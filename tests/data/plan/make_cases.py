@@ -72,6 +72,10 @@ def main():
     other = json.loads(json.dumps(c))
     netdev(other, "ib0.8001")["pkey"] = "0x8002"
     case("child-pkey-mismatch", other)
+    # A ConnectX-3 (mlx4: connected mode allowed) in connected mode, MTU 2044.
+    m = inspect(ibsetup, "mlx4-connectx3")
+    port(m, "mlx4_0", 1)["active_mtu"] = 4096
+    case("mode-change-resets-mtu", m)
     # Port 2 of a VPI card in Ethernet mode.
     e = inspect(ibsetup, "vpi-eth-port")
     case("ethernet-port", e)
