@@ -47,12 +47,13 @@ public:
   {
     m_sock = nl_socket_alloc();
     if (m_sock == nullptr) {
-      throw BackendError("netlink: cannot allocate a socket");
+      throw EnvironmentError("netlink: cannot allocate a socket (nothing was changed)");
     }
     const int err = nl_connect(m_sock, NETLINK_ROUTE);
     if (err < 0) {
       nl_socket_free(m_sock);
-      throw BackendError(std::string("netlink: cannot connect: ") + nl_geterror(err));
+      throw EnvironmentError(std::string("netlink: cannot connect: ") + nl_geterror(err) +
+                             " (nothing was changed)");
     }
   }
 

@@ -1,3 +1,5 @@
+#include "profile/merge.hpp"
+
 #include <ibsetup/render.hpp>
 
 namespace ibsetup::render {
@@ -19,10 +21,15 @@ RenderedFile render_hosts(const profile::Profile& profile, const std::string& pa
   const bool per_interface = pattern.empty() || pattern.find("{if}") != std::string::npos;
   std::string body;
   for (const auto& group : profile.groups) {
-    for (const auto& host : group.hosts) {
-      const auto node = profile::resolve_node(profile, host);
+    for (size_t pos = 1; pos <= group.hosts.size(); ++pos) {
+      // Merged by position directly: resolve_node would search each host's position (slow
+      // for large clusters) and resolve peers that a hosts file does not need.
+      const std::string& host = group.hosts[pos - 1];
+      const auto* overrides = profile::detail::find_host_override(profile, host);
       bool first = true;
-      for (const auto& i : node.interfaces) {
+      for (const auto& spec : group.interfaces) {
+        const auto i = profile::detail::merge_interface(
+            profile, spec, profile::detail::find_override(overrides, *spec.name), pos);
         if (!i.ipv4 && !i.ipv6) {
           continue;
         }

@@ -1,6 +1,6 @@
 #include <ibsetup/hostlist.hpp>
 
-#include <gtest/gtest.h>
+#include "gtest_compat.hpp"
 
 using namespace ibsetup;
 

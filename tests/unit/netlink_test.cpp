@@ -4,7 +4,7 @@
 
 #include <ibsetup/apply.hpp>
 
-#include <gtest/gtest.h>
+#include "gtest_compat.hpp"
 
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>

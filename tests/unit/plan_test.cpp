@@ -6,7 +6,7 @@
 #include <ibsetup/plan.hpp>
 #include <ibsetup/profile.hpp>
 
-#include <gtest/gtest.h>
+#include "gtest_compat.hpp"
 
 #include <cstdlib>
 

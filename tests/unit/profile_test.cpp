@@ -2,7 +2,7 @@
 
 #include <ibsetup/profile.hpp>
 
-#include <gtest/gtest.h>
+#include "gtest_compat.hpp"
 
 namespace fs = std::filesystem;
 using namespace ibsetup;
