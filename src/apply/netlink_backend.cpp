@@ -127,17 +127,7 @@ private:
   // An RTM_*LINK request with its ifinfomsg header.
   class Msg {
   public:
-    Msg(int type, int flags, int ifindex)
-    {
-      m_msg = nlmsg_alloc_simple(type, NLM_F_REQUEST | NLM_F_ACK | flags);
-      if (m_msg == nullptr) {
-        throw BackendError("netlink: out of memory");
-      }
-      ifinfomsg ifi{};
-      ifi.ifi_family = AF_UNSPEC;
-      ifi.ifi_index = ifindex;
-      nlmsg_append(m_msg, &ifi, sizeof ifi, NLMSG_ALIGNTO);
-    }
+    Msg(int type, int flags, int ifindex) : m_msg(detail::link_request(type, flags, ifindex)) {}
     explicit Msg(nl_msg* adopt) : m_msg(adopt) {}
     ~Msg() { nlmsg_free(m_msg); }
     Msg(const Msg&) = delete;
@@ -220,11 +210,9 @@ private:
 
 namespace detail {
 
-namespace {
-
-nl_msg* link_request(int flags, int index)
+nl_msg* link_request(int type, int flags, int index)
 {
-  nl_msg* msg = nlmsg_alloc_simple(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK | flags);
+  nl_msg* msg = nlmsg_alloc_simple(type, NLM_F_REQUEST | NLM_F_ACK | flags);
   if (msg == nullptr) {
     throw BackendError("netlink: out of memory");
   }
@@ -234,6 +222,8 @@ nl_msg* link_request(int flags, int index)
   nlmsg_append(msg, &ifi, sizeof ifi, NLMSG_ALIGNTO);
   return msg;
 }
+
+namespace {
 
 void put_ipoib(nl_msg* msg, std::optional<uint16_t> pkey, std::optional<profile::Mode> mode)
 {
@@ -256,7 +246,7 @@ void put_ipoib(nl_msg* msg, std::optional<uint16_t> pkey, std::optional<profile:
 nl_msg* ipoib_child_request(const std::string& name, int parent_index, uint16_t pkey,
                             std::optional<profile::Mode> mode)
 {
-  nl_msg* msg = link_request(NLM_F_CREATE | NLM_F_EXCL, 0);
+  nl_msg* msg = link_request(RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0);
   nla_put_string(msg, IFLA_IFNAME, name.c_str());
   nla_put_u32(msg, IFLA_LINK, static_cast<uint32_t>(parent_index));
   put_ipoib(msg, pkey, mode);
@@ -265,7 +255,7 @@ nl_msg* ipoib_child_request(const std::string& name, int parent_index, uint16_t 
 
 nl_msg* ipoib_mode_request(int index, profile::Mode mode)
 {
-  nl_msg* msg = link_request(0, index);
+  nl_msg* msg = link_request(RTM_NEWLINK, 0, index);
   put_ipoib(msg, std::nullopt, mode);
   return msg;
 }

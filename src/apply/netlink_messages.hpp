@@ -13,6 +13,9 @@
 
 namespace ibsetup::apply::detail {
 
+// An RTM_*LINK request (with NLM_F_REQUEST | NLM_F_ACK | flags) and its ifinfomsg header.
+nl_msg* link_request(int type, int flags, int index);
+
 // RTM_NEWLINK creating pkey child name on the parent with that ifindex. Free with nlmsg_free.
 nl_msg* ipoib_child_request(const std::string& name, int parent_index, uint16_t pkey,
                             std::optional<profile::Mode> mode);

@@ -56,6 +56,14 @@ bool is_link_local(const IpPrefix& p)
          (p.address.bytes[1] & 0xc0U) == 0x80U;
 }
 
+// An address as inventory reports it ("10.10.0.1/16", "fe80::1/64").
+std::optional<IpPrefix> parse_cidr(const std::string& text)
+{
+  std::string why;
+  const Family f = text.find(':') != std::string::npos ? Family::ipv6 : Family::ipv4;
+  return IpPrefix::parse(text, f, &why);
+}
+
 bool is_mlx5(const inventory::Device& d)
 {
   return (d.driver && *d.driver == "mlx5_core") || d.name.compare(0, 5, "mlx5_") == 0;
@@ -270,9 +278,7 @@ private:
     std::vector<IpPrefix> have;
     if (n != nullptr) {
       for (const auto& text : n->addresses) {
-        std::string why;
-        const Family f = text.find(':') != std::string::npos ? Family::ipv6 : Family::ipv4;
-        if (auto p = IpPrefix::parse(text, f, &why)) {
+        if (auto p = parse_cidr(text)) {
           have.push_back(*p);
         }
       }
@@ -339,9 +345,7 @@ private:
       a.from_mtu = n.mtu;
       a.was_up = n.admin_up.value_or(false);
       for (const auto& text : n.addresses) {
-        std::string why;
-        const Family f = text.find(':') != std::string::npos ? Family::ipv6 : Family::ipv4;
-        if (auto p = IpPrefix::parse(text, f, &why); p && !is_link_local(*p)) {
+        if (auto p = parse_cidr(text); p && !is_link_local(*p)) {
           a.restore_addresses.push_back(*p);
         }
       }
