@@ -190,10 +190,7 @@ private:
       }
       const bool next_blank = i + 1 == line.size() || line[i + 1] == ' ' || line[i + 1] == '\t';
       if (plain) {
-        if (c == ':' && next_blank) {
-          plain = false;
-          value_start = true;
-        } else if (m_flow > 0 && c == ',') {
+        if ((c == ':' && next_blank) || (m_flow > 0 && c == ',')) {
           plain = false;
           value_start = true;
         } else if (m_flow > 0 && (c == ']' || c == '}')) {
