@@ -306,7 +306,8 @@ void bind_netdevs(const Reader& r, Host& host)
 // Reads the devices on up to k_max_threads threads, each with its own reader. A port's
 // 128-entry P_Key table is 128 files, so an 8-HCA node means thousands of open/read/close
 // calls; two threads cut that wall time by about a third here (measured, bench/).
-void read_devices(const Options& options, const std::vector<std::string>& names, Host& host)
+void read_devices(const Options& options, const std::vector<std::string>& names, Host& host,
+                  bool live)
 {
   constexpr size_t k_max_threads = 4;
   const size_t threads =
@@ -315,7 +316,7 @@ void read_devices(const Options& options, const std::vector<std::string>& names,
   std::vector<Device> devices(names.size());
   std::vector<std::vector<std::string>> warnings(names.size());
   auto work = [&](size_t first) {
-    SysfsReader fs(options.sysfs_root);
+    SysfsReader fs(options.sysfs_root, live);
     for (size_t i = first; i < names.size(); i += threads) {
       Reader r(fs, warnings[i]);
       // Nothing may escape a worker thread (it would terminate the process).
@@ -365,7 +366,9 @@ bool is_live_root(const std::string& root)
 
 Host inspect(const Options& options)
 {
-  SysfsReader fs(options.sysfs_root);
+  // This machine's own /sys is trusted to hold only attribute files; a captured tree is not.
+  const bool live = is_live_root(options.sysfs_root);
+  SysfsReader fs(options.sysfs_root, live);
   if (!fs.is_dir("")) {
     throw EnvironmentError(options.sysfs_root + ": cannot read the sysfs root");
   }
@@ -380,7 +383,7 @@ Host inspect(const Options& options)
       host.warnings.push_back(fs.root() + "/class/infiniband/" + name + ": dangling link, skipped");
     }
   }
-  read_devices(options, names, host);
+  read_devices(options, names, host, live);
   const bool have_hcas = !host.devices.empty();
   for (const auto& name : fs.list("class/net")) {
     Netdev n = read_netdev(r, name);

@@ -17,7 +17,7 @@ constexpr size_t k_max_attribute = 65536;
 
 }  // namespace
 
-SysfsReader::SysfsReader(std::string root) : m_root(std::move(root))
+SysfsReader::SysfsReader(std::string root, bool live) : m_root(std::move(root)), m_live(live)
 {
   while (m_root.size() > 1 && m_root.back() == '/') {
     m_root.pop_back();
@@ -100,7 +100,7 @@ std::optional<std::string> SysfsReader::read(const std::string& rel) const
     return std::nullopt;
   }
   struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (!m_live && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
     close(fd);  // sysfs attributes are regular files; never read a device node in a tree
     return std::nullopt;
   }

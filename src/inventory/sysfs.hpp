@@ -11,7 +11,9 @@ namespace ibsetup::inventory {
 
 class SysfsReader {
 public:
-  explicit SysfsReader(std::string root);
+  // live: root is the kernel's own sysfs, whose attributes are always regular files, so the
+  // per-file type check (a captured tree could hold device nodes or FIFOs) is skipped.
+  explicit SysfsReader(std::string root, bool live = false);
 
   const std::string& root() const { return m_root; }
 
@@ -34,6 +36,7 @@ private:
   std::optional<std::string> resolve_depth(const std::string& rel, int links) const;
 
   std::string m_root;
+  bool m_live = false;
   mutable std::unordered_map<std::string, std::optional<std::string>> m_resolved;
 };
 
