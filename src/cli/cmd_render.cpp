@@ -36,7 +36,7 @@ RenderCommands::RenderCommands(CLI::App& app, CLI::App* apply)
   m_render->add_flag("--json", m_json, "Print what was written as JSON");
   apply->add_flag("--offline", m_offline,
                   "Write persistent configuration under --root instead of changing the running "
-                  "system (same as render)");
+                  "host (same as render)");
 }
 
 int RenderCommands::run()
