@@ -1,8 +1,10 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "cli/nm_apply.hpp"
 
 #include <ibsetup/apply.hpp>
 #include <ibsetup/inventory.hpp>
+#include <ibsetup/nm.hpp>
 #include <ibsetup/plan.hpp>
 #include <ibsetup/profile.hpp>
 
@@ -83,26 +85,39 @@ inventory::Host observe(const profile::ResolvedNode& node, const std::string& sy
   return host;
 }
 
-void check_backend(const std::string& flag, const profile::ResolvedNode& node)
+struct BackendPick {
+  bool networkmanager = false;
+  std::string why;
+};
+
+// --backend wins, then the profile's backend, then what nm::choose_backend finds.
+BackendPick pick_backend(const std::string& flag, const profile::ResolvedNode& node)
 {
-  if (flag == "networkmanager") {
-    throw EnvironmentError(
-        "the NetworkManager backend is not available in this version; use "
-        "--backend netlink");
+  if (flag == "networkmanager" || flag == "netlink") {
+    return {flag == "networkmanager", flag + ": --backend " + flag};
   }
-  if (flag != "auto" && flag != "netlink") {
+  if (flag != "auto") {
     throw Error(ExitCode::usage, "--backend must be auto, networkmanager or netlink");
   }
-  if (flag == "auto") {
-    for (const auto& i : node.interfaces) {
-      if (i.backend == profile::Backend::networkmanager) {
-        throw EnvironmentError(i.name +
-                               ": the profile asks for the NetworkManager backend, "
-                               "which is not available in this version; use "
-                               "--backend netlink to override");
-      }
+  const profile::ResolvedInterface* asked = nullptr;
+  for (const auto& i : node.interfaces) {
+    if (i.backend == profile::Backend::automatic) {
+      continue;
     }
+    if (asked != nullptr && asked->backend != i.backend) {
+      throw InputError(node.host + ": " + asked->name + " asks for the " +
+                       profile::to_string(asked->backend) + " backend and " + i.name + " for " +
+                       profile::to_string(i.backend) + "; one node is applied through one backend");
+    }
+    asked = &i;
   }
+  if (asked != nullptr) {
+    const std::string name = profile::to_string(asked->backend);
+    return {asked->backend == profile::Backend::networkmanager,
+            name + ": the profile sets backend " + name};
+  }
+  const auto choice = nm::choose_backend(node);
+  return {choice.use_networkmanager, choice.why};
 }
 
 }  // namespace
@@ -126,6 +141,17 @@ PipelineCommands::PipelineCommands(CLI::App& app)
                    "Exit 6 when changes are pending (0 when none)");
   m_apply->add_option("--backend", m_backend, "auto, networkmanager or netlink (default auto)");
   m_apply->add_flag("--dry-run", m_dry_run, "Print what would be sent; change nothing");
+  m_apply->add_flag("--no-activate", m_no_activate,
+                    "NetworkManager backend: store the profiles without activating them");
+  m_apply->add_flag("--adopt", m_adopt,
+                    "NetworkManager backend: save, deactivate and delete other profiles that "
+                    "claim a declared interface");
+  m_apply->add_option("--adopt-dir", m_adopt_dir,
+                      "Where --adopt saves the profiles it deletes (default "
+                      "/var/lib/ibsetup/adopted)");
+  m_apply->add_option("--rollback-timeout", m_rollback_timeout,
+                      "NetworkManager backend: seconds after which NetworkManager rolls back "
+                      "by itself if ibsetup dies (default 120)");
   m_apply->add_option("--wait", m_wait,
                       "Wait up to SECONDS for another apply to finish (default 0)");
   m_apply->add_option("--lock-file", m_lock_file,
@@ -161,7 +187,30 @@ int PipelineCommands::plan()
 int PipelineCommands::apply()
 {
   const Desired d = load(m_file, m_node, m_quiet);
-  check_backend(m_backend, d.node);
+  const BackendPick chosen = pick_backend(m_backend, d.node);
+  if (!m_quiet) {
+    std::cerr << "ibsetup: backend " << chosen.why << '\n';
+  }
+  if (!chosen.networkmanager && (m_no_activate || m_adopt)) {
+    throw Error(ExitCode::usage, "--no-activate and --adopt need the NetworkManager backend");
+  }
+  if (chosen.networkmanager) {
+    NmApplyFlags flags;
+    flags.activate = !m_no_activate;
+    flags.adopt = m_adopt;
+    flags.dry_run = m_dry_run;
+    flags.json = m_json;
+    flags.quiet = m_quiet;
+    flags.adopt_dir = m_adopt_dir;
+    flags.rollback_timeout_s = m_rollback_timeout;
+    if (m_dry_run) {
+      return apply_with_networkmanager(d.profile.cluster, d.node, flags, [] { return false; });
+    }
+    const apply::ApplyLock lock(m_lock_file, m_wait);
+    const SignalGuard signals;
+    return apply_with_networkmanager(d.profile.cluster, d.node, flags,
+                                     [] { return g_signal != 0; });
+  }
   const plan::Options plan_options{m_prune || d.node.prune};
   if (m_dry_run) {
     const auto p = plan::make_plan(d.node, observe(d.node, "/sys"), plan_options);

@@ -69,6 +69,10 @@ private:
   bool m_dry_run = false;
   bool m_detailed_exitcode = false;
   bool m_quiet = false;
+  bool m_no_activate = false;
+  bool m_adopt = false;
+  std::string m_adopt_dir = "/var/lib/ibsetup/adopted";
+  unsigned m_rollback_timeout = 120;
 };
 
 // render (and apply --offline, which runs the same code)

@@ -1,0 +1,61 @@
+#include "cli/nm_apply.hpp"
+
+#include <ibsetup/error.hpp>
+#include <ibsetup/nm.hpp>
+
+#include <iostream>
+
+namespace ibsetup::cli {
+
+int apply_with_networkmanager(const std::string& cluster, const profile::ResolvedNode& node,
+                              const NmApplyFlags& flags, const std::function<bool()>& interrupted)
+{
+  nm::Options o;
+  o.activate = flags.activate;
+  o.adopt = flags.adopt;
+  o.dry_run = flags.dry_run;
+  o.adopt_dir = flags.adopt_dir;
+  o.rollback_timeout_s = flags.rollback_timeout_s;
+  o.interrupted = interrupted;
+  const bool text = !flags.json && !flags.quiet;
+  if (text) {
+    o.progress = [](const std::string& line) { std::cout << line << std::endl; };
+    std::cout << (flags.dry_run ? "checking " : "applying ") << node.interfaces.size()
+              << " NetworkManager profiles on " << node.host
+              << (flags.activate ? "" : " (store only, no activation)") << "\n";
+  }
+  const nm::Report report = nm::apply_node(node, cluster, o);
+  if (!flags.quiet) {
+    for (const auto& f : report.foreign) {
+      std::cerr
+          << (f.saved.empty() ? "warning: " : "") << "profile '" << f.id << "' (" << f.uuid
+          << ") also claims "
+          << f.interface << (f.saved.empty() ? "; left alone (--adopt replaces it)" : "; adopted, saved to " + f.saved)
+          << '\n';
+    }
+  }
+  if (flags.json) {
+    std::cout << nm::report_to_json(report);
+  } else if (flags.dry_run) {
+    for (const auto& line : report.done) {
+      std::cout << "  " << line << '\n';
+    }
+    if (!flags.quiet) {
+      std::cout << node.host << ": " << report.done.size() << " profiles to change, "
+                << report.unchanged.size() << " unchanged (dry run, nothing sent)\n";
+    }
+  } else if (report.ok()) {
+    if (!flags.quiet) {
+      std::cout << node.host << ": " << report.changes << " changes applied and verified ("
+                << report.unchanged.size() << " profiles unchanged)\n";
+    }
+  } else {
+    std::cerr << "ibsetup: error: " << report.failure << "; "
+              << (report.checkpoint.empty() ? "nothing was changed"
+                                            : "rolled back through checkpoint " + report.checkpoint)
+              << "\n";
+  }
+  return report.ok() ? 0 : static_cast<int>(ExitCode::apply_failed);
+}
+
+}  // namespace ibsetup::cli

@@ -1,0 +1,61 @@
+// A synchronous face on libnm's asynchronous D-Bus calls: each call runs a private main
+// context until its reply arrives or its deadline passes (then it is cancelled), so a hung
+// NetworkManager never hangs ibsetup.
+#pragma once
+
+#include "nm/connection.hpp"
+
+#include <NetworkManager.h>
+
+#include <string>
+#include <vector>
+
+namespace ibsetup::nm {
+
+// A NetworkManager call failed; what() says which and NM's reason.
+class CallError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Pending;
+
+class Client {
+public:
+  // Connects to NetworkManager on the system bus; throws CallError when the bus cannot be
+  // reached. running() tells whether NetworkManager itself answers.
+  explicit Client(unsigned call_timeout_s = 25);
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  bool running() const;
+  NMClient* get() const { return m_client; }
+
+  NMDevice* device(const std::string& ifname) const;
+  std::vector<NMRemoteConnection*> connections() const;
+
+  // NetworkManager's current settings of a profile, read afresh over D-Bus (not libnm's cache).
+  GPtr<NMConnection> stored_settings(NMRemoteConnection* remote);
+
+  GPtr<NMRemoteConnection> add(GVariant* settings, bool block_autoconnect);
+  void update(NMRemoteConnection* remote, GVariant* settings, bool block_autoconnect);
+  void remove(NMRemoteConnection* remote);
+  void deactivate(NMActiveConnection* active);
+  // Activates and waits until the connection is activated; throws with NM's reason.
+  void activate(NMRemoteConnection* remote, NMDevice* device, unsigned timeout_s);
+
+  // Returns the checkpoint's D-Bus path.
+  std::string checkpoint_create(const std::vector<NMDevice*>& devices, unsigned rollback_timeout_s);
+  void checkpoint_rollback(const std::string& path);
+  void checkpoint_destroy(const std::string& path);
+
+private:
+  GAsyncResult* wait(Pending& pending, const std::string& what, unsigned timeout_s);
+
+  GMainContext* m_context = nullptr;
+  NMClient* m_client = nullptr;
+  unsigned m_timeout_s;
+};
+
+}  // namespace ibsetup::nm

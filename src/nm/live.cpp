@@ -1,0 +1,399 @@
+// The live NetworkManager backend. Each interface's profile is found by its stable UUID and
+// added, updated or left alone; foreign profiles on the same interface are reported (and with
+// --adopt saved and deleted). All of it runs inside a checkpoint. NetworkManager's rollback
+// restores devices and the profiles active on them; ibsetup's own journal restores every
+// profile it touched that no device had active (stored-only profiles, --no-activate).
+#include <ibsetup/error.hpp>
+#include <ibsetup/nm.hpp>
+#include <ibsetup/render.hpp>
+
+#include "nm/client.hpp"
+#include "nm/compare.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace ibsetup::nm {
+
+namespace {
+
+struct Item {
+  const profile::ResolvedInterface* spec = nullptr;
+  std::string id;
+  std::string uuid;
+  GPtr<NMConnection> want;
+  bool exists = false;
+  std::vector<std::string> differs;  // properties that differ from what NM holds
+  bool active = false;
+};
+
+// One step to undo, most recent last.
+struct Undo {
+  enum class Kind { added, updated, deleted } kind;
+  std::string uuid;
+  std::string id;
+  VariantPtr original;  // settings before an update or a deletion
+};
+
+VariantPtr to_settings(NMConnection* c)
+{
+  return VariantPtr(g_variant_ref_sink(nm_connection_to_dbus(c, NM_CONNECTION_SERIALIZE_ALL)));
+}
+
+std::string setting_string(NMConnection* c, const char* (*get)(NMSettingConnection*))
+{
+  NMSettingConnection* s = nm_connection_get_setting_connection(c);
+  const char* v = s != nullptr ? get(s) : nullptr;
+  return v != nullptr ? v : "";
+}
+
+// Other profiles that claim the interface: by interface name, or (pkey children) by parent
+// and p-key, or by ibsetup's own id under another UUID.
+bool claims(NMConnection* c, const Item& item)
+{
+  if (setting_string(c, nm_setting_connection_get_uuid) == item.uuid) {
+    return false;
+  }
+  if (setting_string(c, nm_setting_connection_get_interface_name) == item.spec->name ||
+      setting_string(c, nm_setting_connection_get_id) == item.id) {
+    return true;
+  }
+  NMSettingInfiniband* ib = nm_connection_get_setting_infiniband(c);
+  if (ib != nullptr && item.spec->pkey && item.spec->parent) {
+    const char* parent = nm_setting_infiniband_get_parent(ib);
+    const int pkey = nm_setting_infiniband_get_p_key(ib);
+    return parent != nullptr && *item.spec->parent == parent &&
+           (pkey | 0x8000) == (*item.spec->pkey | 0x8000);
+  }
+  return false;
+}
+
+bool is_active(Client& client, const std::string& uuid)
+{
+  const GPtrArray* active = nm_client_get_active_connections(client.get());
+  for (guint k = 0; k < active->len; ++k) {
+    auto* a = NM_ACTIVE_CONNECTION(g_ptr_array_index(active, k));
+    const char* u = nm_active_connection_get_uuid(a);
+    if (u != nullptr && uuid == u &&
+        nm_active_connection_get_state(a) == NM_ACTIVE_CONNECTION_STATE_ACTIVATED) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void deactivate_all(Client& client, const std::string& uuid)
+{
+  const GPtrArray* active = nm_client_get_active_connections(client.get());
+  std::vector<GPtr<NMActiveConnection>> matches;
+  for (guint k = 0; k < active->len; ++k) {
+    auto* a = NM_ACTIVE_CONNECTION(g_ptr_array_index(active, k));
+    const char* u = nm_active_connection_get_uuid(a);
+    if (u != nullptr && uuid == u) {
+      matches.emplace_back(NM_ACTIVE_CONNECTION(g_object_ref(a)));
+    }
+  }
+  for (auto& a : matches) {
+    client.deactivate(a.get());
+  }
+}
+
+std::string save_keyfile(NMConnection* c, const std::string& dir)
+{
+  GError* error = nullptr;
+  GKeyFile* kf = nm_keyfile_write(c, NM_KEYFILE_HANDLER_FLAGS_NONE, nullptr, nullptr, &error);
+  if (kf == nullptr) {
+    throw CallError("cannot render it as a keyfile: " + take_message(error));
+  }
+  gsize len = 0;
+  gchar* data = g_key_file_to_data(kf, &len, nullptr);
+  g_key_file_unref(kf);
+  render::RenderedFile f;
+  f.path = setting_string(c, nm_setting_connection_get_uuid) + ".nmconnection";
+  f.mode = 0600;
+  f.content = std::string(render::k_marker) +
+              "\n# saved by ibsetup apply --adopt before it deleted this profile\n" +
+              std::string(data, len);
+  g_free(data);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    throw CallError("cannot create " + dir + ": " + ec.message());
+  }
+  render::write_file(dir, f);
+  return dir + "/" + f.path;
+}
+
+class Session {
+public:
+  Session(Client& client, const Options& options, Report& report)
+      : m_client(client), m_options(options), m_report(report)
+  {
+  }
+
+  void step(const std::string& what)
+  {
+    if (m_options.interrupted()) {
+      throw CallError("interrupted");
+    }
+    m_current = what;
+  }
+
+  void done(const std::string& what)
+  {
+    m_report.done.push_back(what);
+    ++m_report.changes;
+    if (m_options.progress) {
+      m_options.progress("  + " + what + " ... ok");
+    }
+  }
+
+  void journal(Undo undo) { m_journal.push_back(std::move(undo)); }
+  const std::string& current() const { return m_current; }
+
+  void undo();
+
+private:
+  void note(const std::string& line)
+  {
+    m_report.rollback.push_back(line);
+    if (m_options.progress) {
+      m_options.progress("  - " + line);
+    }
+  }
+
+  Client& m_client;
+  const Options& m_options;
+  Report& m_report;
+  std::vector<Undo> m_journal;
+  std::string m_current;
+};
+
+void Session::undo()
+{
+  if (!m_report.checkpoint.empty()) {
+    try {
+      m_client.checkpoint_rollback(m_report.checkpoint);
+      note("rolled back checkpoint " + m_report.checkpoint + " ... ok");
+    } catch (const CallError& e) {
+      note("roll back checkpoint " + m_report.checkpoint + " ... failed: " + e.what());
+    }
+  }
+  for (auto it = m_journal.rbegin(); it != m_journal.rend(); ++it) {
+    NMRemoteConnection* now = nm_client_get_connection_by_uuid(m_client.get(), it->uuid.c_str());
+    try {
+      switch (it->kind) {
+      case Undo::Kind::added:
+        if (now == nullptr) {
+          note("remove " + it->id + " ... already removed by the checkpoint");
+        } else {
+          m_client.remove(now);
+          note("remove " + it->id + " ... ok");
+        }
+        break;
+      case Undo::Kind::updated:
+        if (now == nullptr) {
+          m_client.add(it->original.get(), true);
+        } else {
+          m_client.update(now, it->original.get(), true);
+        }
+        note("restore " + it->id + " ... ok");
+        break;
+      case Undo::Kind::deleted:
+        if (now == nullptr) {
+          m_client.add(it->original.get(), true);
+        }
+        note("re-add " + it->id + " ... ok");
+        break;
+      }
+    } catch (const CallError& e) {
+      note("undo " + it->id + " ... failed: " + e.what());
+    }
+  }
+}
+
+std::vector<Item> survey(Client& client, const profile::ResolvedNode& node,
+                         const std::string& cluster, Report& report)
+{
+  std::vector<Item> items;
+  for (const auto& i : node.interfaces) {
+    Item item;
+    item.spec = &i;
+    item.id = connection_id(i.name);
+    item.uuid = render::connection_uuid(cluster, node.host, i.name);
+    item.want = build_connection(i, item.uuid);
+    NMRemoteConnection* have = nm_client_get_connection_by_uuid(client.get(), item.uuid.c_str());
+    if (have != nullptr) {
+      item.exists = true;
+      item.differs = differences(item.want.get(), client.stored_settings(have).get());
+      item.active = is_active(client, item.uuid);
+    }
+    for (NMRemoteConnection* c : client.connections()) {
+      if (claims(NM_CONNECTION(c), item)) {
+        report.foreign.push_back(
+            {i.name, setting_string(NM_CONNECTION(c), nm_setting_connection_get_id),
+             setting_string(NM_CONNECTION(c), nm_setting_connection_get_uuid), ""});
+      }
+    }
+    items.push_back(std::move(item));
+  }
+  return items;
+}
+
+std::vector<NMDevice*> affected_devices(Client& client, const profile::ResolvedNode& node)
+{
+  std::vector<NMDevice*> out;
+  for (const auto& i : node.interfaces) {
+    for (const std::string& name : {i.name, i.parent.value_or(std::string())}) {
+      NMDevice* d = name.empty() ? nullptr : client.device(name);
+      if (d != nullptr && std::find(out.begin(), out.end(), d) == out.end()) {
+        out.push_back(d);
+      }
+    }
+  }
+  return out;
+}
+
+void adopt(Session& s, Client& client, const Options& options, Report& report)
+{
+  for (auto& f : report.foreign) {
+    NMRemoteConnection* c = nm_client_get_connection_by_uuid(client.get(), f.uuid.c_str());
+    if (c == nullptr) {
+      continue;  // listed twice (it claimed two interfaces) and already deleted
+    }
+    s.step("adopt " + f.id);
+    auto stored = client.stored_settings(c);
+    f.saved = save_keyfile(stored.get(), options.adopt_dir);
+    deactivate_all(client, f.uuid);
+    s.journal({Undo::Kind::deleted, f.uuid, f.id, to_settings(stored.get())});
+    client.remove(c);
+    s.done("delete foreign " + f.id + " (" + f.uuid + ", saved to " + f.saved + ")");
+  }
+}
+
+void store(Session& s, Client& client, std::vector<Item>& items, const Options& options)
+{
+  for (auto& item : items) {
+    if (item.exists && item.differs.empty()) {
+      continue;
+    }
+    const auto settings = to_settings(item.want.get());
+    if (!item.exists) {
+      s.step("add " + item.id);
+      s.journal({Undo::Kind::added, item.uuid, item.id, nullptr});
+      client.add(settings.get(), !options.activate);
+      s.done("add " + item.id + " (" + item.uuid + ")");
+    } else {
+      s.step("update " + item.id);
+      NMRemoteConnection* have = nm_client_get_connection_by_uuid(client.get(), item.uuid.c_str());
+      s.journal({Undo::Kind::updated, item.uuid, item.id,
+                 to_settings(client.stored_settings(have).get())});
+      client.update(have, settings.get(), !options.activate);
+      std::string props;
+      for (const auto& d : item.differs) {
+        props += (props.empty() ? "" : ", ") + d;
+      }
+      s.done("update " + item.id + " (" + props + ")");
+    }
+  }
+}
+
+void verify(Session& s, Client& client, const std::vector<Item>& items)
+{
+  for (const auto& item : items) {
+    s.step("verify " + item.id);
+    NMRemoteConnection* have = nm_client_get_connection_by_uuid(client.get(), item.uuid.c_str());
+    if (have == nullptr) {
+      throw CallError("NetworkManager does not hold " + item.id + " after storing it");
+    }
+    const auto differs = differences(item.want.get(), client.stored_settings(have).get());
+    if (!differs.empty()) {
+      std::string props;
+      for (const auto& d : differs) {
+        props += (props.empty() ? "" : ", ") + d;
+      }
+      throw CallError("NetworkManager holds " + item.id + " with different " + props);
+    }
+  }
+}
+
+void activate(Session& s, Client& client, const std::vector<Item>& items, const Options& options)
+{
+  for (const auto& item : items) {
+    if (item.exists && item.differs.empty() && item.active) {
+      continue;
+    }
+    s.step("activate " + item.id);
+    NMRemoteConnection* have = nm_client_get_connection_by_uuid(client.get(), item.uuid.c_str());
+    // A pkey child's device is created by NetworkManager on activation.
+    NMDevice* device = item.spec->parent ? nullptr : client.device(item.spec->name);
+    client.activate(have, device, options.activation_timeout_s);
+    s.done("activate " + item.id);
+  }
+}
+
+}  // namespace
+
+Report apply_node(const profile::ResolvedNode& node, const std::string& cluster,
+                  const Options& options)
+{
+  std::unique_ptr<Client> owned;
+  try {
+    owned = std::make_unique<Client>();
+  } catch (const CallError& e) {
+    throw EnvironmentError(e.what());
+  }
+  Client& client = *owned;
+  if (!client.running()) {
+    throw EnvironmentError("NetworkManager is not running (nothing answers on the system D-Bus)");
+  }
+  Report report;
+  report.host = node.host;
+  std::vector<Item> items;
+  try {
+    items = survey(client, node, cluster, report);
+  } catch (const CallError& e) {
+    throw EnvironmentError(std::string("reading NetworkManager's profiles: ") + e.what());
+  }
+  if (options.dry_run) {
+    for (const auto& item : items) {
+      if (!item.exists) {
+        report.done.push_back("would add " + item.id + " (" + item.uuid + ")");
+      } else if (!item.differs.empty()) {
+        report.done.push_back("would update " + item.id);
+      } else {
+        report.unchanged.push_back(item.id);
+      }
+    }
+    return report;
+  }
+  Session s(client, options, report);
+  try {
+    s.step("create checkpoint");
+    report.checkpoint =
+        client.checkpoint_create(affected_devices(client, node), options.rollback_timeout_s);
+    if (options.adopt) {
+      adopt(s, client, options, report);
+    }
+    store(s, client, items, options);
+    verify(s, client, items);
+    if (options.activate) {
+      activate(s, client, items, options);
+    }
+    s.step("destroy checkpoint");
+    client.checkpoint_destroy(report.checkpoint);
+  } catch (const std::exception& e) {
+    report.failure = s.current() + ": " + e.what();
+    s.undo();
+    report.changes = 0;
+    return report;
+  }
+  for (const auto& item : items) {
+    if (item.exists && item.differs.empty()) {
+      report.unchanged.push_back(item.id);
+    }
+  }
+  return report;
+}
+
+}  // namespace ibsetup::nm

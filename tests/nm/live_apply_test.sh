@@ -1,0 +1,137 @@
+#!/bin/bash
+# The live NetworkManager backend against a real, private NetworkManager (TESTING.md tier 4):
+# store-only apply, idempotence, in-place update, checkpoint rollback on a failed activation,
+# foreign profiles and --adopt, backend auto, and offline keyfiles equal to live profiles.
+# Needs root; exits 77 otherwise. Usage: live_apply_test.sh IBSETUP SOURCE_DIR
+set -uo pipefail
+ibsetup=$1 src=$2
+if [ "$(id -u)" != 0 ]; then
+  echo "nm: skipped: needs root"
+  exit 77
+fi
+# shellcheck source=nm_harness.sh
+. "$(dirname "$0")/nm_harness.sh"
+work=$(mktemp -d)
+trap 'nm_stop; rm -rf "$work"' EXIT
+pass=0 fail=0
+expect() {
+  if [ "$2" == "$3" ]; then pass=$((pass + 1)); echo "ok   $1"; else
+    fail=$((fail + 1)); printf 'FAIL %s\n     expected: %s\n     actual:   %s\n' "$1" "$3" "$2"; fi
+}
+contains() {
+  if [[ "$2" == *"$3"* ]]; then pass=$((pass + 1)); echo "ok   $1"; else
+    fail=$((fail + 1)); printf 'FAIL %s\n     expected to contain: %s\n     actual: %s\n' "$1" "$3" "$2"; fi
+}
+jq_() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+
+profile=$src/tests/data/nm/site.yaml
+apply() { "$ibsetup" apply "$profile" --node nm01 --lock-file "$work/lock" "$@"; }
+fields=connection.id,connection.type,connection.interface-name,connection.autoconnect
+fields=$fields,infiniband.mtu,infiniband.transport-mode,infiniband.p-key,infiniband.parent
+fields=$fields,ipv4.method,ipv4.addresses,ipv6.method,ipv6.addresses
+show() { nmcli -t -f "$fields" connection show "$1" 2>&1 | tr '\n' ' '; }
+uuid() { nmcli -t -g connection.uuid connection show "$1" 2>&1; }
+# Every profile NM holds, every setting, without the timestamp; and the keyfiles' bytes.
+snapshot() {
+  local n
+  nmcli -t -f NAME connection show | sort | while read -r n; do
+    echo "== $n"
+    nmcli -t connection show "$n" | grep -v '^connection.timestamp:'
+  done
+  (cd "$1" && sha256sum -- * 2>/dev/null)
+}
+
+conns=$work/live
+nm_start "$conns" || exit 1
+
+# 1. Store only: the profiles as NM reports them.
+out=$(apply --no-activate --json 2>"$work/err")
+expect "--no-activate: exit 0" "$?" 0
+expect "--no-activate: 3 profiles added" "$(jq_ 'd["changes"], d["ok"]' <<<"$out")" "3 True"
+contains "auto chose NetworkManager and said why" "$(cat "$work/err")" \
+  "backend networkmanager: NetworkManager is running and manages"
+expect "ib0 as NM holds it" "$(show ibsetup-ib0)" \
+  "connection.id:ibsetup-ib0 connection.type:infiniband connection.interface-name:ib0 connection.autoconnect:yes infiniband.mtu:auto infiniband.transport-mode:datagram infiniband.p-key:default infiniband.parent: ipv4.method:manual ipv4.addresses:10.20.0.1/16 ipv6.method:disabled ipv6.addresses: "
+expect "ib1 as NM holds it (IPv6 declared)" "$(show ibsetup-ib1)" \
+  "connection.id:ibsetup-ib1 connection.type:infiniband connection.interface-name:ib1 connection.autoconnect:yes infiniband.mtu:auto infiniband.transport-mode:datagram infiniband.p-key:default infiniband.parent: ipv4.method:manual ipv4.addresses:10.21.0.1/16 ipv6.method:manual ipv6.addresses:fd00:21::1/64 "
+expect "ib0.8001 as NM holds it" "$(show ibsetup-ib0.8001)" \
+  "connection.id:ibsetup-ib0.8001 connection.type:infiniband connection.interface-name:ib0.8001 connection.autoconnect:yes infiniband.mtu:2044 infiniband.transport-mode:datagram infiniband.p-key:0x8001 infiniband.parent:ib0 ipv4.method:manual ipv4.addresses:10.30.0.1/16 ipv6.method:disabled ipv6.addresses: "
+expect "nothing activated" "$(nmcli -t -f NAME connection show --active | grep -c ibsetup)" 0
+uuid_child=$(uuid ibsetup-ib0.8001)
+
+# 2. Idempotent.
+out=$(apply --no-activate --json 2>/dev/null)
+expect "second apply: 0 changes, 3 unchanged" "$(jq_ 'd["changes"], len(d["unchanged"])' <<<"$out")" "0 3"
+expect "still 3 ibsetup profiles" "$(nmcli -t -f NAME connection show | grep -c ^ibsetup-)" 3
+
+# 3. A changed MTU updates the same profile.
+sed 's/mtu: 2044/mtu: 1500/' "$profile" >"$work/mtu.yaml"
+out=$("$ibsetup" apply "$work/mtu.yaml" --node nm01 --lock-file "$work/lock" --no-activate --json 2>/dev/null)
+expect "MTU change: 1 change" "$(jq_ 'd["changes"], d["done"]' <<<"$out")" \
+  "1 ['update ibsetup-ib0.8001 (infiniband.mtu)']"
+expect "MTU change: same UUID" "$(uuid ibsetup-ib0.8001)" "$uuid_child"
+expect "MTU change: NM holds 1500" "$(nmcli -t -g infiniband.mtu connection show ibsetup-ib0.8001)" 1500
+
+# 4. A failed activation (no InfiniBand device here) rolls back: NM's profiles as before.
+snapshot "$conns" >"$work/before"
+out=$(apply --json 2>/dev/null)
+expect "activation failure: exit 7" "$?" 7
+expect "activation failure: reported, rolled back" \
+  "$(jq_ 'd["ok"], d["changes"], d["checkpoint"] is not None, len(d["rollback"]) > 0' <<<"$out")" \
+  "False 0 True True"
+contains "activation failure: NM's reason" "$(jq_ 'd["failure"]' <<<"$out")" "activate ibsetup-ib0"
+snapshot "$conns" >"$work/after"
+expect "activation failure: profiles exactly as before" "$(diff "$work/before" "$work/after")" ""
+expect "activation failure: no checkpoint left" \
+  "$(busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" get-property org.freedesktop.NetworkManager \
+      /org/freedesktop/NetworkManager org.freedesktop.NetworkManager Checkpoints 2>&1)" "ao 0"
+
+# 5. Foreign profiles: reported and left alone; --adopt saves and replaces them.
+nmcli connection add type infiniband ifname ib1 con-name site-ib1 \
+  infiniband.transport-mode connected ipv4.method disabled ipv6.method disabled >/dev/null
+site_uuid=$(uuid site-ib1)
+out=$(apply --no-activate --json 2>"$work/err")
+expect "foreign: reported" "$(jq_ '[(f["id"], f["interface"], f["saved"]) for f in d["foreign"]]' <<<"$out")" \
+  "[('site-ib1', 'ib1', None)]"
+contains "foreign: warned on stderr" "$(cat "$work/err")" "profile 'site-ib1' ($site_uuid) also claims ib1"
+expect "foreign: left alone" "$(uuid site-ib1)" "$site_uuid"
+# An --adopt whose activation fails puts the foreign profile back too.
+snapshot "$conns" >"$work/before"
+apply --adopt --adopt-dir "$work/adopted1" >/dev/null 2>&1
+expect "--adopt then failure: exit 7" "$?" 7
+snapshot "$conns" >"$work/after"
+expect "--adopt then failure: profiles exactly as before" "$(diff "$work/before" "$work/after")" ""
+out=$(apply --no-activate --adopt --adopt-dir "$work/adopted" --json 2>/dev/null)
+expect "--adopt: exit 0" "$?" 0
+expect "--adopt: deleted and saved" "$(jq_ 'd["done"], d["foreign"][0]["saved"]' <<<"$out")" \
+  "['delete foreign site-ib1 ($site_uuid, saved to $work/adopted/$site_uuid.nmconnection)'] $work/adopted/$site_uuid.nmconnection"
+expect "--adopt: site-ib1 gone" "$(nmcli -t -f NAME connection show | grep -c '^site-ib1$')" 0
+expect "--adopt: saved copy is mode 600" "$(stat -c %a "$work/adopted/$site_uuid.nmconnection")" 600
+contains "--adopt: saved copy holds the profile" "$(cat "$work/adopted/$site_uuid.nmconnection")" \
+  "transport-mode=connected"
+
+# 6. backend auto: a device NM does not manage sends apply to netlink.
+nmcli device set ib0 managed no
+out=$(apply --dry-run 2>&1)
+contains "auto: unmanaged device -> netlink" "$out" \
+  "backend netlink: NetworkManager is running but does not manage ib0"
+nmcli device set ib0 managed yes
+out=$(DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/nobus apply --dry-run 2>&1)
+contains "auto: no NetworkManager -> netlink" "$out" "backend netlink: cannot reach NetworkManager"
+
+# 7. Offline keyfiles for the same input give NetworkManager the same profiles.
+"$ibsetup" apply "$profile" --node nm01 --lock-file "$work/lock" --no-activate -q
+for n in ib0 ib1 ib0.8001; do
+  nmcli -t connection show "ibsetup-$n" | grep -v '^connection.timestamp:' >"$work/live-$n"
+done
+nm_stop
+mkdir -p "$work/offline"
+"$ibsetup" render "$profile" --node nm01 --root "$work/offline" >/dev/null
+nm_start "$work/offline/etc/NetworkManager/system-connections" || exit 1
+for n in ib0 ib1 ib0.8001; do
+  nmcli -t connection show "ibsetup-$n" | grep -v '^connection.timestamp:' >"$work/offline-$n"
+  expect "offline keyfile = live profile: $n" "$(diff "$work/live-$n" "$work/offline-$n")" ""
+done
+
+echo "nm live: $pass passed, $fail failed"
+[ "$fail" = 0 ]
