@@ -1,0 +1,147 @@
+// Check results: ids, settings, and the three output formats.
+#include <ibsetup/check.hpp>
+#include <ibsetup/json.hpp>
+
+#include <algorithm>
+#include <sstream>
+
+namespace ibsetup::check {
+
+const char* to_string(Status status)
+{
+  switch (status) {
+  case Status::pass:
+    return "pass";
+  case Status::warn:
+    return "warn";
+  case Status::fail:
+    return "fail";
+  case Status::skip:
+    return "skip";
+  }
+  return "?";
+}
+
+bool Report::ok() const
+{
+  return first_failure() == nullptr;
+}
+
+const Result* Report::first_failure() const
+{
+  for (const auto& r : checks) {
+    if (r.status == Status::fail) {
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
+const std::vector<std::string>& check_ids()
+{
+  static const std::vector<std::string> ids = {
+      "hca.present",   "hca.abi",        "hca.firmware",  "pcie.width",      "pcie.speed",
+      "port.state",    "port.phys_state", "port.rate",    "port.link_layer", "port.sm",
+      "port.lid",      "port.pkeys",     "port.counters", "ipoib.exists",    "ipoib.up",
+      "ipoib.port",    "ipoib.mode",     "ipoib.mtu",     "ipoib.addresses", "ip.peer",
+      "rdma.device",   "rdma.route",     "rdma.pingpong"};
+  return ids;
+}
+
+namespace {
+
+std::string group_of(const std::string& id)
+{
+  return id.substr(0, id.find('.'));
+}
+
+bool matches(const std::string& id, const std::vector<std::string>& names)
+{
+  return std::any_of(names.begin(), names.end(),
+                     [&](const std::string& n) { return n == id || n == group_of(id); });
+}
+
+}  // namespace
+
+bool is_check_id_or_group(const std::string& name)
+{
+  const auto& ids = check_ids();
+  return std::any_of(ids.begin(), ids.end(),
+                     [&](const std::string& id) { return id == name || group_of(id) == name; });
+}
+
+void apply_settings(std::vector<Result>& results, const Settings& settings)
+{
+  for (auto& r : results) {
+    if (matches(r.id, settings.disabled)) {
+      r.status = Status::skip;
+      r.message = r.subject + ": " + r.id + " disabled";
+    } else if (r.status == Status::fail && matches(r.id, settings.warn_only)) {
+      r.status = Status::warn;
+    }
+  }
+}
+
+std::string report_to_json(const Report& report)
+{
+  JsonWriter j;
+  j.begin_object();
+  j.key("host").value(report.host);
+  j.key("ok").value(report.ok());
+  j.key("checks").begin_array();
+  for (const auto& r : report.checks) {
+    j.begin_object();
+    j.key("id").value(r.id);
+    j.key("subject").value(r.subject);
+    j.key("status").value(to_string(r.status));
+    j.key("expected").value(r.expected);
+    j.key("observed").value(r.observed);
+    j.key("message").value(r.message);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  return j.str() + "\n";
+}
+
+std::string report_to_text(const Report& report)
+{
+  size_t id_w = 2;
+  size_t subject_w = 7;
+  for (const auto& r : report.checks) {
+    id_w = std::max(id_w, r.id.size());
+    subject_w = std::max(subject_w, r.subject.size());
+  }
+  std::ostringstream out;
+  size_t counts[4] = {0, 0, 0, 0};
+  auto row = [&](const std::string& status, const std::string& id, const std::string& subject,
+                 const std::string& message) {
+    out << status << std::string(6 - std::min<size_t>(6, status.size()), ' ') << id
+        << std::string(id_w + 2 - id.size(), ' ') << subject
+        << std::string(subject_w + 2 - subject.size(), ' ') << message << '\n';
+  };
+  row("STATUS", "ID", "SUBJECT", "RESULT");
+  for (const auto& r : report.checks) {
+    ++counts[static_cast<int>(r.status)];
+    row(to_string(r.status), r.id, r.subject, r.message);
+  }
+  out << report.host << ": " << (report.ok() ? "ok" : "FAILED") << " (" << counts[0]
+      << " passed, " << counts[1] << " warnings, " << counts[2] << " failed, " << counts[3]
+      << " skipped)\n";
+  return out.str();
+}
+
+std::string report_to_nhc(const Report& report)
+{
+  std::ostringstream out;
+  for (const auto& r : report.checks) {
+    if (r.status == Status::fail) {
+      out << "ERROR:  ibsetup:  Health check failed:  " << r.message << '\n';
+    } else if (r.status == Status::warn) {
+      out << "WARNING:  ibsetup:  " << r.message << '\n';
+    }
+  }
+  return out.str();
+}
+
+}  // namespace ibsetup::check
