@@ -28,7 +28,7 @@ struct Result {
 struct Report {
   std::string host;
   std::vector<Result> checks;
-  bool ok() const;                     // no result failed
+  bool ok() const;                      // no result failed
   const Result* first_failure() const;  // nullptr when ok()
 };
 
@@ -38,7 +38,7 @@ const std::vector<std::string>& check_ids();
 bool is_check_id_or_group(const std::string& name);
 
 struct Settings {
-  std::vector<std::string> disabled;  // ids or groups; their results become skip
+  std::vector<std::string> disabled;   // ids or groups; their results become skip
   std::vector<std::string> warn_only;  // ids or groups whose failures are warnings
 };
 
@@ -46,11 +46,20 @@ struct Settings {
 // become warn.
 void apply_settings(std::vector<Result>& results, const Settings& settings);
 
+struct LocalOptions {
+  // False for a captured tree: its addresses were not read, so they are not judged.
+  bool addresses_known = true;
+};
+
 // The HCA, PCIe, port and IPoIB checks, from the inventory alone (no network traffic).
 // sysfs_root is where the kernel's userspace interfaces (infiniband_mad, infiniband_verbs)
-// are looked up.
+// are looked up. Port counters are judged only when the inventory read them.
 std::vector<Result> check_local(const profile::ResolvedNode& node, const inventory::Host& host,
-                                const std::string& sysfs_root);
+                                const std::string& sysfs_root, const LocalOptions& options);
+
+// ICMP echo to every peer address (node.peers) out of the interface it belongs to, all in
+// parallel; each probe fails when no reply arrives within deadline_ms.
+std::vector<Result> check_ip_peers(const profile::ResolvedNode& node, int deadline_ms);
 
 // {"host", "ok", "checks": [{"id", "subject", "status", "expected", "observed", "message"}]}
 std::string report_to_json(const Report& report);

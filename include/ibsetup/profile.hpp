@@ -96,6 +96,11 @@ struct Group {
   std::vector<HcaSpec> hcas;
   std::vector<InterfaceSpec> interfaces;
   std::vector<Setting<std::string>> peers;
+  // checks: disable/warn (check ids or groups), counter thresholds, per-peer deadline.
+  std::vector<Setting<std::string>> check_disable;
+  std::vector<Setting<std::string>> check_warn;
+  std::vector<std::pair<Setting<std::string>, Setting<uint64_t>>> counter_max;
+  Setting<int> peer_timeout_ms;
 };
 
 struct HostOverride {
@@ -137,6 +142,14 @@ struct ResolvedPeer {
   std::vector<std::pair<std::string, IpPrefix>> addresses;
 };
 
+// What `ibsetup check` is told by the profile beyond the desired state.
+struct CheckSpec {
+  std::vector<std::string> disable;
+  std::vector<std::string> warn;
+  std::vector<std::pair<std::string, uint64_t>> counter_max;  // fail above
+  int peer_timeout_ms = 1000;
+};
+
 // The desired state of one node.
 struct ResolvedNode {
   std::string host;
@@ -146,6 +159,7 @@ struct ResolvedNode {
   std::vector<HcaSpec> hcas;
   std::vector<ResolvedInterface> interfaces;
   std::vector<ResolvedPeer> peers;
+  CheckSpec checks;
   bool prune = false;
 };
 

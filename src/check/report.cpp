@@ -40,11 +40,11 @@ const Result* Report::first_failure() const
 const std::vector<std::string>& check_ids()
 {
   static const std::vector<std::string> ids = {
-      "hca.present",   "hca.abi",        "hca.firmware",  "pcie.width",      "pcie.speed",
-      "port.state",    "port.phys_state", "port.rate",    "port.link_layer", "port.sm",
-      "port.lid",      "port.pkeys",     "port.counters", "ipoib.exists",    "ipoib.up",
-      "ipoib.port",    "ipoib.mode",     "ipoib.mtu",     "ipoib.addresses", "ip.peer",
-      "rdma.device",   "rdma.route",     "rdma.pingpong"};
+      "hca.present", "hca.abi",         "hca.firmware",  "pcie.width",      "pcie.speed",
+      "port.state",  "port.phys_state", "port.rate",     "port.link_layer", "port.sm",
+      "port.lid",    "port.pkeys",      "port.counters", "ipoib.exists",    "ipoib.up",
+      "ipoib.port",  "ipoib.plan",      "ipoib.mode",    "ipoib.mtu",       "ipoib.addresses",
+      "ip.peer",     "rdma.device",     "rdma.route",    "rdma.pingpong"};
   return ids;
 }
 
@@ -116,7 +116,7 @@ std::string report_to_text(const Report& report)
   size_t counts[4] = {0, 0, 0, 0};
   auto row = [&](const std::string& status, const std::string& id, const std::string& subject,
                  const std::string& message) {
-    out << status << std::string(6 - std::min<size_t>(6, status.size()), ' ') << id
+    out << status << std::string(8 - std::min<size_t>(8, status.size()), ' ') << id
         << std::string(id_w + 2 - id.size(), ' ') << subject
         << std::string(subject_w + 2 - subject.size(), ' ') << message << '\n';
   };
@@ -125,9 +125,8 @@ std::string report_to_text(const Report& report)
     ++counts[static_cast<int>(r.status)];
     row(to_string(r.status), r.id, r.subject, r.message);
   }
-  out << report.host << ": " << (report.ok() ? "ok" : "FAILED") << " (" << counts[0]
-      << " passed, " << counts[1] << " warnings, " << counts[2] << " failed, " << counts[3]
-      << " skipped)\n";
+  out << report.host << ": " << (report.ok() ? "ok" : "FAILED") << " (" << counts[0] << " passed, "
+      << counts[1] << " warnings, " << counts[2] << " failed, " << counts[3] << " skipped)\n";
   return out.str();
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -94,6 +95,34 @@ private:
   std::string m_hosts_pattern;
   bool m_json = false;
   bool m_offline = false;
+};
+
+}  // namespace ibsetup::cli
+
+namespace ibsetup::cli {
+
+// check
+class CheckCommands {
+public:
+  explicit CheckCommands(CLI::App& app);
+  int run();
+
+private:
+  int check();
+
+  CLI::App* m_check = nullptr;
+  std::string m_file;
+  std::string m_node;
+  std::string m_sysfs_root = "/sys";
+  std::string m_inventory;
+  std::string m_format = "text";
+  std::vector<std::string> m_disable;
+  std::vector<std::string> m_warn;
+  double m_timeout_s = 10;
+  int m_peer_timeout_ms = 0;
+  bool m_json = false;
+  bool m_no_peers = false;
+  bool m_counters = false;
 };
 
 }  // namespace ibsetup::cli

@@ -319,13 +319,29 @@ void read_group(const Entry& item, Group& group, Diagnostics& diags)
     }
   }
   if (const auto* e = m.get("checks")) {
-    MapReader checks(e->value, e->path, e->value_mark, diags, {"peers"});
-    if (const auto* p = checks.get("peers")) {
-      for (const auto& peer : read_list(*p, diags)) {
-        if (auto name = read_string(peer, diags)) {
-          group.peers.push_back(name);
+    MapReader checks(e->value, e->path, e->value_mark, diags,
+                     {"peers", "disable", "warn", "counters", "peer_timeout_ms"});
+    const auto names = [&](const char* key, std::vector<Setting<std::string>>& out) {
+      if (const auto* p = checks.get(key)) {
+        for (const auto& listed : read_list(*p, diags)) {
+          if (auto name = read_string(listed, diags)) {
+            out.push_back(name);
+          }
         }
       }
+    };
+    names("peers", group.peers);
+    names("disable", group.check_disable);
+    names("warn", group.check_warn);
+    if (const auto* c = checks.get("counters")) {
+      for (const auto& counter : read_named_map(c->value, c->path, c->value_mark, diags)) {
+        if (auto max = read_u64(counter, diags)) {
+          group.counter_max.emplace_back(Setting<std::string>{counter.key, counter.key_mark}, max);
+        }
+      }
+    }
+    if (const auto* t = checks.get("peer_timeout_ms")) {
+      group.peer_timeout_ms = read_int(*t, 1, 600000, diags);
     }
   }
 }

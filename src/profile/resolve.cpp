@@ -184,6 +184,18 @@ ResolvedNode resolve_own(const Profile& profile, const std::string& host)
     }
   }
   node.hcas = group.hcas;
+  for (const auto& d : group.check_disable) {
+    node.checks.disable.push_back(*d);
+  }
+  for (const auto& w : group.check_warn) {
+    node.checks.warn.push_back(*w);
+  }
+  for (const auto& c : group.counter_max) {
+    node.checks.counter_max.emplace_back(*c.first, *c.second);
+  }
+  if (group.peer_timeout_ms) {
+    node.checks.peer_timeout_ms = *group.peer_timeout_ms;
+  }
   node.prune = profile.defaults.prune && *profile.defaults.prune;
   for (const auto& spec : group.interfaces) {
     const auto* over = detail::find_override(detail::find_host_override(profile, host),

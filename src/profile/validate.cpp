@@ -4,6 +4,7 @@
 #include "profile/merge.hpp"
 #include "profile/reader.hpp"
 
+#include <ibsetup/check.hpp>
 #include <ibsetup/hostlist.hpp>
 
 #include <algorithm>
@@ -277,6 +278,16 @@ void check_peers(const Profile& profile, Diagnostics& diags)
                     "peer '" + *peer + "' is not a host of this file");
       }
     }
+    const auto ids = [&](const char* key, const std::vector<Setting<std::string>>& names) {
+      for (size_t i = 0; i < names.size(); ++i) {
+        if (!check::is_check_id_or_group(*names[i])) {
+          diags.error(names[i].mark, g.path + ".checks." + key + "[" + std::to_string(i) + "]",
+                      "'" + *names[i] + "' is not a check id or group (such as port.rate or port)");
+        }
+      }
+    };
+    ids("disable", g.check_disable);
+    ids("warn", g.check_warn);
   }
 }
 

@@ -1,0 +1,240 @@
+// IP connectivity to peers: ICMP echo to each peer's address on each shared interface, sent
+// out of that interface (SO_BINDTODEVICE, so a reply through another rail does not count),
+// all probes in parallel in one poll loop, each with its own deadline. No ping process.
+#include <ibsetup/check.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/icmp6.h>
+#include <netinet/in.h>
+#include <netinet/ip_icmp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+namespace ibsetup::check {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Probe {
+  std::string peer;
+  std::string ifname;
+  IpAddress address;
+  int fd = -1;
+  bool raw = false;
+  uint16_t id = 0;
+  uint16_t seq = 0;
+  bool done = false;
+  Clock::time_point sent;
+  Clock::time_point first_sent;
+};
+
+uint16_t checksum(const unsigned char* data, size_t len)
+{
+  uint32_t sum = 0;
+  for (size_t i = 0; i + 1 < len; i += 2) {
+    sum += static_cast<uint32_t>(data[i] << 8U | data[i + 1]);
+  }
+  if (len % 2 != 0) {
+    sum += static_cast<uint32_t>(data[len - 1] << 8U);
+  }
+  while (sum >> 16U != 0) {
+    sum = (sum & 0xffffU) + (sum >> 16U);
+  }
+  return static_cast<uint16_t>(~sum);
+}
+
+std::string open_socket(Probe& p)
+{
+  const bool v6 = p.address.family == Family::ipv6;
+  const int domain = v6 ? AF_INET6 : AF_INET;
+  const int proto = v6 ? static_cast<int>(IPPROTO_ICMPV6) : static_cast<int>(IPPROTO_ICMP);
+  // Unprivileged ping sockets when net.ipv4.ping_group_range allows, raw sockets otherwise.
+  p.fd = socket(domain, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, proto);
+  if (p.fd < 0) {
+    p.fd = socket(domain, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, proto);
+    p.raw = true;
+  }
+  if (p.fd < 0) {
+    return std::string("cannot open an ICMP socket: ") + std::strerror(errno) +
+           " (needs CAP_NET_RAW or net.ipv4.ping_group_range)";
+  }
+  if (setsockopt(p.fd, SOL_SOCKET, SO_BINDTODEVICE, p.ifname.c_str(),
+                 static_cast<socklen_t>(p.ifname.size())) != 0) {
+    return "cannot send through " + p.ifname + ": " + std::strerror(errno);
+  }
+  return "";
+}
+
+sockaddr_storage to_sockaddr(const IpAddress& a, socklen_t& len)
+{
+  sockaddr_storage ss{};
+  if (a.family == Family::ipv6) {
+    auto* s6 = reinterpret_cast<sockaddr_in6*>(&ss);
+    s6->sin6_family = AF_INET6;
+    inet_pton(AF_INET6, a.str().c_str(), &s6->sin6_addr);
+    len = sizeof(sockaddr_in6);
+  } else {
+    auto* s4 = reinterpret_cast<sockaddr_in*>(&ss);
+    s4->sin_family = AF_INET;
+    inet_pton(AF_INET, a.str().c_str(), &s4->sin_addr);
+    len = sizeof(sockaddr_in);
+  }
+  return ss;
+}
+
+std::string send_echo(Probe& p)
+{
+  unsigned char pkt[24] = {};
+  const bool v6 = p.address.family == Family::ipv6;
+  pkt[0] = v6 ? ICMP6_ECHO_REQUEST : ICMP_ECHO;
+  pkt[4] = static_cast<unsigned char>(p.id >> 8U);
+  pkt[5] = static_cast<unsigned char>(p.id & 0xffU);
+  ++p.seq;
+  pkt[6] = static_cast<unsigned char>(p.seq >> 8U);
+  pkt[7] = static_cast<unsigned char>(p.seq & 0xffU);
+  std::memcpy(pkt + 8, "ibsetup check   ", 16);
+  if (!v6) {
+    const uint16_t sum = checksum(pkt, sizeof pkt);
+    pkt[2] = static_cast<unsigned char>(sum >> 8U);
+    pkt[3] = static_cast<unsigned char>(sum & 0xffU);
+  }
+  socklen_t len = 0;
+  const sockaddr_storage to = to_sockaddr(p.address, len);
+  p.sent = Clock::now();
+  if (sendto(p.fd, pkt, sizeof pkt, 0, reinterpret_cast<const sockaddr*>(&to), len) < 0 &&
+      errno != EAGAIN) {
+    return std::strerror(errno);
+  }
+  return "";
+}
+
+// True when the datagram on p.fd is an echo reply to p.
+bool read_reply(Probe& p)
+{
+  unsigned char buf[1500];
+  sockaddr_storage from{};
+  socklen_t from_len = sizeof from;
+  const ssize_t n =
+      recvfrom(p.fd, buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&from), &from_len);
+  if (n <= 0) {
+    return false;
+  }
+  size_t off = 0;
+  const bool v6 = p.address.family == Family::ipv6;
+  if (p.raw && !v6) {
+    off = static_cast<size_t>(buf[0] & 0x0fU) * 4;  // raw IPv4 sockets include the IP header
+  }
+  if (static_cast<size_t>(n) < off + 8) {
+    return false;
+  }
+  const unsigned char* icmp = buf + off;
+  if (icmp[0] != (v6 ? ICMP6_ECHO_REPLY : ICMP_ECHOREPLY)) {
+    return false;
+  }
+  char text[INET6_ADDRSTRLEN] = {};
+  if (v6) {
+    inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&from)->sin6_addr, text, sizeof text);
+  } else {
+    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&from)->sin_addr, text, sizeof text);
+  }
+  const uint16_t id = static_cast<uint16_t>(icmp[4] << 8U | icmp[5]);
+  // Ping sockets rewrite the identifier and demultiplex by it; raw ones see every reply.
+  return p.address.str() == text && (!p.raw || id == p.id);
+}
+
+std::string ms(Clock::duration d)
+{
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f ms", std::chrono::duration<double, std::milli>(d).count());
+  return buf;
+}
+
+}  // namespace
+
+std::vector<Result> check_ip_peers(const profile::ResolvedNode& node, int deadline_ms)
+{
+  std::vector<Probe> probes;
+  for (const auto& peer : node.peers) {
+    for (const auto& [ifname, prefix] : peer.addresses) {
+      Probe p;
+      p.peer = peer.host;
+      p.ifname = ifname;
+      p.address = prefix.address;
+      p.id = static_cast<uint16_t>((getpid() + probes.size()) & 0xffffU);
+      probes.push_back(std::move(p));
+    }
+  }
+  std::vector<Result> out(probes.size());
+  const auto deadline = std::chrono::milliseconds(deadline_ms);
+  const auto resend = deadline / 4;
+  const std::string expected = "echo reply within " + std::to_string(deadline_ms) + " ms";
+  for (size_t i = 0; i < probes.size(); ++i) {
+    Probe& p = probes[i];
+    out[i] = {"ip.peer", p.peer, Status::fail, expected, "", ""};
+    std::string error = open_socket(p);
+    p.first_sent = Clock::now();
+    if (error.empty()) {
+      error = send_echo(p);
+    }
+    if (!error.empty()) {
+      out[i].observed = error;
+      out[i].message = p.peer + ": " + p.address.str() + " via " + p.ifname + ": " + error;
+      p.done = true;
+    }
+  }
+  const auto start = Clock::now();
+  for (;;) {
+    std::vector<pollfd> fds;
+    std::vector<size_t> which;
+    for (size_t i = 0; i < probes.size(); ++i) {
+      if (!probes[i].done) {
+        fds.push_back({probes[i].fd, POLLIN, 0});
+        which.push_back(i);
+      }
+    }
+    const auto now = Clock::now();
+    if (fds.empty() || now - start >= deadline) {
+      break;
+    }
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - (now - start));
+    const auto wait = std::min(left, std::chrono::duration_cast<std::chrono::milliseconds>(resend));
+    poll(fds.data(), fds.size(), static_cast<int>(wait.count()) + 1);
+    for (size_t k = 0; k < fds.size(); ++k) {
+      Probe& p = probes[which[k]];
+      if ((fds[k].revents & POLLIN) != 0 && read_reply(p)) {
+        p.done = true;
+        const std::string rtt = ms(Clock::now() - p.sent);
+        out[which[k]] = {
+            "ip.peer",
+            p.peer,
+            Status::pass,
+            expected,
+            "reply in " + rtt + " via " + p.ifname,
+            p.peer + ": " + p.address.str() + " via " + p.ifname + " replied in " + rtt};
+      } else if (Clock::now() - p.sent >= resend) {
+        send_echo(p);
+      }
+    }
+  }
+  for (size_t i = 0; i < probes.size(); ++i) {
+    Probe& p = probes[i];
+    if (!p.done) {
+      out[i].observed = "no reply";
+      out[i].message = p.peer + ": no echo reply from " + p.address.str() + " via " + p.ifname +
+                       " within " + std::to_string(deadline_ms) + " ms";
+    }
+    if (p.fd >= 0) {
+      close(p.fd);
+    }
+  }
+  return out;
+}
+
+}  // namespace ibsetup::check

@@ -1,0 +1,143 @@
+// IPoIB checks: each declared interface exists, is up with carrier, sits on the declared HCA
+// port, and has the declared mode, MTU and addresses. Mode, MTU and addresses come from the
+// planner: an action apply would take is drift.
+#include "check/local_ports.hpp"
+
+#include <ibsetup/plan.hpp>
+
+#include <algorithm>
+
+namespace ibsetup::check::detail {
+
+namespace {
+
+const inventory::Netdev* find_netdev(const inventory::Host& host, const std::string& name)
+{
+  for (const auto& n : host.netdevs) {
+    if (n.name == name) {
+      return &n;
+    }
+  }
+  return nullptr;
+}
+
+std::string join(const std::vector<std::string>& items)
+{
+  std::string out;
+  for (const auto& i : items) {
+    out += (out.empty() ? "" : " ") + i;
+  }
+  return out.empty() ? "none" : out;
+}
+
+void check_drift(const profile::ResolvedInterface& i, const inventory::Netdev& n,
+                 const plan::Plan& plan, const LocalOptions& options, std::vector<Result>& out)
+{
+  const std::string& s = i.name;
+  const auto mine = [&](plan::ActionKind kind) {
+    std::vector<const plan::Action*> found;
+    for (const auto& a : plan.actions) {
+      if (a.ifname == s && a.kind == kind) {
+        found.push_back(&a);
+      }
+    }
+    return found;
+  };
+  if (i.mode) {
+    const std::string want = profile::to_string(*i.mode);
+    const std::string seen = n.mode.value_or("unknown");
+    const bool ok = mine(plan::ActionKind::set_mode).empty();
+    add(out, "ipoib.mode", s, ok, want, seen,
+        s + ": mode " + seen + (ok ? "" : ", expected " + want));
+  }
+  auto mtu = mine(plan::ActionKind::set_mtu);
+  // A mode change makes the planner re-set the MTU even when it stays the same.
+  mtu.erase(std::remove_if(mtu.begin(), mtu.end(),
+                           [&](const plan::Action* a) { return n.mtu && *n.mtu == a->mtu; }),
+            mtu.end());
+  const std::string seen_mtu = n.mtu ? std::to_string(*n.mtu) : std::string("unknown");
+  if (!mtu.empty()) {
+    add(out, "ipoib.mtu", s, false, std::to_string(mtu[0]->mtu), seen_mtu,
+        s + ": MTU " + seen_mtu + ", expected " + std::to_string(mtu[0]->mtu));
+  } else if (n.mtu) {
+    add(out, "ipoib.mtu", s, true, i.mtu ? std::to_string(*i.mtu) : "the largest allowed", seen_mtu,
+        s + ": MTU " + seen_mtu);
+  }
+  if (!i.ipv4 && !i.ipv6) {
+    return;
+  }
+  if (!options.addresses_known) {
+    skip(out, "ipoib.addresses", s, "addresses are not read from a captured sysfs tree");
+    return;
+  }
+  std::vector<std::string> want;
+  for (const auto* a : {&i.ipv4, &i.ipv6}) {
+    if (*a) {
+      want.push_back((*a)->str());
+    }
+  }
+  std::vector<std::string> missing;
+  std::vector<std::string> extra;
+  for (const auto* a : mine(plan::ActionKind::add_address)) {
+    missing.push_back(a->address->str());
+  }
+  for (const auto* a : mine(plan::ActionKind::remove_address)) {
+    extra.push_back(a->address->str());
+  }
+  const bool ok = missing.empty() && extra.empty();
+  std::string message = s + ": addresses " + join(n.addresses);
+  if (!missing.empty()) {
+    message += ", missing " + join(missing);
+  }
+  if (!extra.empty()) {
+    message += ", unexpected " + join(extra);
+  }
+  add(out, "ipoib.addresses", s, ok, join(want), join(n.addresses), message);
+}
+
+}  // namespace
+
+void check_ipoib(const profile::ResolvedNode& node, const inventory::Host& host,
+                 const LocalOptions& options, std::vector<Result>& out)
+{
+  const plan::Plan plan = plan::make_plan(node, host, {false});
+  for (const auto& e : plan.errors) {
+    std::string subject = node.host;
+    for (const auto& i : node.interfaces) {
+      if (e.rfind(i.name + ":", 0) == 0 || e.rfind(i.name + " ", 0) == 0) {
+        subject = i.name;
+      }
+    }
+    if (subject != node.host && find_netdev(host, subject) == nullptr) {
+      continue;  // ipoib.exists reports the missing interface
+    }
+    out.push_back({"ipoib.plan", subject, Status::fail, "a plan apply can carry out", e, e});
+  }
+  for (const auto& i : node.interfaces) {
+    const std::string& s = i.name;
+    const inventory::Netdev* n = find_netdev(host, s);
+    add(out, "ipoib.exists", s, n != nullptr, "present", n ? "present" : "absent",
+        n ? s + ": present" : s + ": no such interface");
+    if (n == nullptr) {
+      continue;
+    }
+    const bool admin = n->admin_up.value_or(false);
+    const bool carrier = n->carrier.value_or(false);
+    const std::string oper = n->operstate.value_or("unknown");
+    const std::string seen = std::string(admin ? "up" : "down") + ", operstate " + oper +
+                             ", carrier " + (carrier ? "on" : "off");
+    const bool up = admin && carrier;
+    add(out, "ipoib.up", s, up, "up with carrier", seen,
+        up ? s + ": up, carrier on" : s + ": not up with carrier (" + seen + ")");
+    if (!i.parent && i.device && i.port) {
+      const std::string want = *i.device + "/" + std::to_string(*i.port);
+      const std::string have = n->device && n->port ? *n->device + "/" + std::to_string(*n->port)
+                                                    : std::string("no HCA port");
+      add(out, "ipoib.port", s, want == have, want, have,
+          s + ": on " + have + (want == have ? "" : ", expected " + want));
+    }
+    check_drift(i, *n, plan, options, out);
+  }
+}
+
+}  // namespace ibsetup::check::detail

@@ -1,0 +1,182 @@
+// The checks that need no network traffic: HCAs, PCIe links, ports and IPoIB interfaces,
+// compared with what the profile expects. IPoIB drift reuses the planner: a non-empty plan
+// for an interface is drift.
+#include <ibsetup/check.hpp>
+#include <ibsetup/plan.hpp>
+
+#include "check/local_ports.hpp"
+#include "inventory/sysfs.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+namespace ibsetup::check {
+
+namespace detail {
+
+void add(std::vector<Result>& out, const char* id, const std::string& subject, bool ok,
+         const std::string& expected, const std::string& observed, const std::string& message)
+{
+  out.push_back({id, subject, ok ? Status::pass : Status::fail, expected, observed, message});
+}
+
+void skip(std::vector<Result>& out, const char* id, const std::string& subject,
+          const std::string& why)
+{
+  out.push_back({id, subject, Status::skip, "", "", subject + ": " + why});
+}
+
+std::string number(double v)
+{
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+const inventory::Device* find_device(const inventory::Host& host, const profile::HcaSpec& spec)
+{
+  for (const auto& d : host.devices) {
+    if ((spec.device && d.name == *spec.device) ||
+        (!spec.device && spec.pci && d.pci && d.pci->address == *spec.pci)) {
+      return &d;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::add;
+using detail::number;
+using detail::skip;
+
+// Dotted firmware versions compared number by number ("20.31.1014" >= "20.28.2006").
+bool version_at_least(const std::string& have, const std::string& want)
+{
+  std::istringstream a(have);
+  std::istringstream b(want);
+  std::string x;
+  std::string y;
+  while (std::getline(b, y, '.')) {
+    if (!std::getline(a, x, '.')) {
+      return false;
+    }
+    const bool numeric = !x.empty() && !y.empty() &&
+                         x.find_first_not_of("0123456789") == std::string::npos &&
+                         y.find_first_not_of("0123456789") == std::string::npos;
+    if (numeric ? std::stoull(x) != std::stoull(y) : x != y) {
+      return numeric ? std::stoull(x) > std::stoull(y) : x > y;
+    }
+  }
+  return true;
+}
+
+std::string hca_name(const profile::HcaSpec& spec)
+{
+  return spec.device ? *spec.device : spec.pci ? *spec.pci : spec.path;
+}
+
+void check_abi(const std::string& sysfs_root, bool any_hca, std::vector<Result>& out)
+{
+  if (!any_hca) {
+    return;
+  }
+  const inventory::SysfsReader fs(sysfs_root, inventory::is_live_root(sysfs_root));
+  for (const char* cls : {"infiniband_mad", "infiniband_verbs"}) {
+    const auto abi = fs.read(std::string("class/") + cls + "/abi_version");
+    add(out, "hca.abi", cls, abi.has_value(), "abi_version present",
+        abi ? "abi_version " + *abi : "missing",
+        abi ? std::string(cls) + ": ABI version " + *abi
+            : std::string(cls) + ": /sys/class/" + cls +
+                  "/abi_version missing (is the kernel module " +
+                  (std::string(cls) == "infiniband_mad" ? "ib_umad" : "ib_uverbs") + " loaded?)");
+  }
+}
+
+void check_pcie(const profile::HcaSpec& spec, const inventory::Device& d, std::vector<Result>& out)
+{
+  const std::string subject = d.name;
+  if (!d.pci || !d.pci->link_width || !d.pci->link_speed_gts) {
+    skip(out, "pcie.width", subject, "no PCIe link attributes in sysfs");
+    skip(out, "pcie.speed", subject, "no PCIe link attributes in sysfs");
+    return;
+  }
+  const auto& p = *d.pci;
+  // The link can train no wider or faster than the slower end: the card or its bridge.
+  int want_width = p.max_link_width.value_or(0);
+  if (p.bridge_max_width) {
+    want_width = std::min(want_width == 0 ? *p.bridge_max_width : want_width, *p.bridge_max_width);
+  }
+  double want_speed = p.max_link_speed_gts.value_or(0);
+  if (p.bridge_max_speed_gts) {
+    want_speed =
+        std::min(want_speed == 0 ? *p.bridge_max_speed_gts : want_speed, *p.bridge_max_speed_gts);
+  }
+  std::string why = "card max x" + number(p.max_link_width.value_or(0)) + ", bridge max x" +
+                    (p.bridge_max_width ? number(*p.bridge_max_width) : std::string("?"));
+  if (spec.pcie_width) {
+    want_width = std::max(want_width, *spec.pcie_width);
+    why += ", profile x" + number(*spec.pcie_width);
+  }
+  add(out, "pcie.width", subject, *p.link_width >= want_width, "at least x" + number(want_width),
+      "x" + number(*p.link_width),
+      subject + ": PCIe link x" + number(*p.link_width) +
+          (*p.link_width >= want_width ? "" : ", expected at least x" + number(want_width)) + " (" +
+          why + ")");
+  std::string swhy = "card max " + number(p.max_link_speed_gts.value_or(0)) + " GT/s, bridge max " +
+                     (p.bridge_max_speed_gts ? number(*p.bridge_max_speed_gts) : std::string("?")) +
+                     " GT/s";
+  if (spec.pcie_speed) {
+    want_speed = std::max(want_speed, *spec.pcie_speed);
+    swhy += ", profile " + number(*spec.pcie_speed) + " GT/s";
+  }
+  const bool speed_ok = *p.link_speed_gts + 1e-9 >= want_speed;
+  add(out, "pcie.speed", subject, speed_ok, "at least " + number(want_speed) + " GT/s",
+      number(*p.link_speed_gts) + " GT/s",
+      subject + ": PCIe link " + number(*p.link_speed_gts) + " GT/s" +
+          (speed_ok ? "" : ", expected at least " + number(want_speed) + " GT/s") + " (" + swhy +
+          ")");
+}
+
+void check_hcas(const profile::ResolvedNode& node, const inventory::Host& host,
+                std::vector<Result>& out)
+{
+  std::string found;
+  for (const auto& d : host.devices) {
+    found += (found.empty() ? "" : ", ") + d.name;
+  }
+  for (const auto& spec : node.hcas) {
+    const std::string name = hca_name(spec);
+    const inventory::Device* d = detail::find_device(host, spec);
+    add(out, "hca.present", name, d != nullptr, "present", d ? "present" : "absent",
+        d ? name + ": present" + (d->pci ? " at " + d->pci->address : std::string())
+          : name + ": not found (HCAs on this host: " + (found.empty() ? "none" : found) + ")");
+    if (d == nullptr) {
+      continue;
+    }
+    if (spec.firmware_min) {
+      const std::string fw = d->fw_ver.value_or("unknown");
+      const bool ok = d->fw_ver && version_at_least(*d->fw_ver, *spec.firmware_min);
+      add(out, "hca.firmware", name, ok, "at least " + *spec.firmware_min, fw,
+          name + ": firmware " + fw + (ok ? "" : ", expected at least " + *spec.firmware_min));
+    }
+    check_pcie(spec, *d, out);
+  }
+}
+
+}  // namespace
+
+std::vector<Result> check_local(const profile::ResolvedNode& node, const inventory::Host& host,
+                                const std::string& sysfs_root, const LocalOptions& options)
+{
+  std::vector<Result> out;
+  check_abi(sysfs_root, !node.hcas.empty() || !host.devices.empty(), out);
+  check_hcas(node, host, out);
+  detail::check_ports(node, host, out);
+  detail::check_ipoib(node, host, options, out);
+  return out;
+}
+
+}  // namespace ibsetup::check

@@ -1,0 +1,20 @@
+// Pieces of check_local shared between its files.
+#pragma once
+
+#include <ibsetup/check.hpp>
+
+namespace ibsetup::check::detail {
+
+void add(std::vector<Result>& out, const char* id, const std::string& subject, bool ok,
+         const std::string& expected, const std::string& observed, const std::string& message);
+void skip(std::vector<Result>& out, const char* id, const std::string& subject,
+          const std::string& why);
+std::string number(double v);
+const inventory::Device* find_device(const inventory::Host& host, const profile::HcaSpec& spec);
+
+void check_ports(const profile::ResolvedNode& node, const inventory::Host& host,
+                 std::vector<Result>& out);
+void check_ipoib(const profile::ResolvedNode& node, const inventory::Host& host,
+                 const LocalOptions& options, std::vector<Result>& out);
+
+}  // namespace ibsetup::check::detail

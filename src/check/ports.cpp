@@ -1,0 +1,201 @@
+// Port checks: state, physical state, rate, link layer, subnet manager, LID, P_Keys, counters.
+#include "check/local_ports.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+namespace ibsetup::check::detail {
+
+namespace {
+
+struct Expect {
+  std::string device;
+  int port = 0;
+  const profile::PortSpec* spec = nullptr;
+  const profile::HcaSpec* hca = nullptr;
+  bool ipoib = false;           // IPoIB interfaces are declared on it
+  std::vector<uint16_t> pkeys;  // declared pkey children on it
+};
+
+std::string hex(uint16_t v)
+{
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "0x%04x", v);
+  return buf;
+}
+
+std::string upper(std::string s)
+{
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return s;
+}
+
+Expect& expect_for(std::vector<Expect>& all, const std::string& device, int port)
+{
+  for (auto& e : all) {
+    if (e.device == device && e.port == port) {
+      return e;
+    }
+  }
+  all.push_back({device, port, nullptr, nullptr, false, {}});
+  return all.back();
+}
+
+std::vector<Expect> expectations(const profile::ResolvedNode& node, const inventory::Host& host)
+{
+  std::vector<Expect> all;
+  for (const auto& hca : node.hcas) {
+    const inventory::Device* d = find_device(host, hca);
+    const std::string name = hca.device ? *hca.device : d ? d->name : std::string();
+    if (name.empty()) {
+      continue;  // hca.present already failed
+    }
+    for (const auto& p : hca.ports) {
+      Expect& e = expect_for(all, name, p.port);
+      e.spec = &p;
+      e.hca = &hca;
+    }
+  }
+  for (const auto& i : node.interfaces) {
+    if (!i.parent && i.device && i.port) {
+      expect_for(all, *i.device, *i.port).ipoib = true;
+    }
+  }
+  for (const auto& i : node.interfaces) {
+    if (!i.parent || !i.pkey) {
+      continue;
+    }
+    for (const auto& base : node.interfaces) {
+      if (base.name == *i.parent && base.device && base.port) {
+        expect_for(all, *base.device, *base.port).pkeys.push_back(*i.pkey);
+      }
+    }
+  }
+  return all;
+}
+
+const inventory::Port* find_port(const inventory::Host& host, const std::string& device, int port)
+{
+  for (const auto& d : host.devices) {
+    if (d.name == device) {
+      for (const auto& p : d.ports) {
+        if (p.port == port) {
+          return &p;
+        }
+      }
+    }
+  }
+  return nullptr;
+}
+
+std::optional<profile::LinkType> wanted_link(const Expect& e)
+{
+  if (e.spec != nullptr && e.spec->link_type) {
+    return *e.spec->link_type;
+  }
+  if (e.hca != nullptr && e.hca->link_type) {
+    return *e.hca->link_type;
+  }
+  if (e.ipoib) {
+    return profile::LinkType::ib;
+  }
+  return std::nullopt;
+}
+
+void check_one(const profile::ResolvedNode& node, const Expect& e, const inventory::Port& p,
+               std::vector<Result>& out)
+{
+  const std::string s = e.device + "/" + std::to_string(e.port);
+  const std::string state = p.state.value_or("unknown");
+  const std::string want_state =
+      upper(e.spec != nullptr && e.spec->state ? profile::to_string(*e.spec->state) : "active");
+  add(out, "port.state", s, state == want_state, want_state, state,
+      s + ": state " + state + (state == want_state ? "" : ", expected " + want_state));
+  const std::string phys = p.phys_state.value_or("unknown");
+  if (want_state == "ACTIVE" || want_state == "ARMED" || want_state == "INIT") {
+    add(out, "port.phys_state", s, phys == "LinkUp", "LinkUp", phys,
+        s + ": physical state " + phys + (phys == "LinkUp" ? "" : ", expected LinkUp"));
+  }
+  if (e.spec != nullptr && e.spec->rate) {
+    const double want = *e.spec->rate;
+    const std::string seen = p.rate_gbps
+                                 ? number(*p.rate_gbps) + " Gb/s (" + p.width.value_or("?") + " " +
+                                       p.speed.value_or("?") + ")"
+                                 : std::string("unknown");
+    const bool ok = p.rate_gbps && *p.rate_gbps + 1e-9 >= want;
+    add(out, "port.rate", s, ok, "at least " + number(want) + " Gb/s", seen,
+        s + ": rate " + seen + (ok ? "" : ", expected at least " + number(want)));
+  }
+  const std::string layer = p.link_layer.value_or("unknown");
+  if (const auto want = wanted_link(e); want && *want != profile::LinkType::vpi) {
+    const std::string w = *want == profile::LinkType::ib ? "InfiniBand" : "Ethernet";
+    add(out, "port.link_layer", s, layer == w, w, layer,
+        s + ": link layer " + layer + (layer == w ? "" : ", expected " + w));
+  }
+  if (layer != "InfiniBand") {
+    skip(out, "port.sm", s, "no subnet manager on a " + layer + " port");
+    skip(out, "port.lid", s, "no LID on a " + layer + " port");
+  } else {
+    const int sm = p.sm_lid.value_or(0);
+    add(out, "port.sm", s, sm != 0, "SM LID non-zero", "SM LID " + std::to_string(sm),
+        sm != 0 ? s + ": subnet manager at LID " + std::to_string(sm)
+                : s + ": no subnet manager seen (SM LID 0)");
+    const int lid = p.lid.value_or(0);
+    add(out, "port.lid", s, lid != 0, "LID assigned", "LID " + std::to_string(lid),
+        lid != 0 ? s + ": LID " + std::to_string(lid) : s + ": no LID assigned (LID 0)");
+  }
+  for (uint16_t want : e.pkeys) {
+    const bool ok = std::any_of(p.pkeys.begin(), p.pkeys.end(),
+                                [want](uint16_t k) { return (k & 0x7fffU) == (want & 0x7fffU); });
+    std::string table;
+    for (uint16_t k : p.pkeys) {
+      table += (table.empty() ? "" : " ") + hex(k);
+    }
+    add(out, "port.pkeys", s, ok, hex(want), table,
+        s + ": P_Key " + hex(want) +
+            (ok ? " in the port's table" : " not in the port's P_Key table (" + table + ")"));
+  }
+  if (!node.checks.counter_max.empty()) {
+    if (p.counters.empty()) {
+      skip(out, "port.counters", s, "no error counters read");
+    }
+    for (const auto& [name, max] : node.checks.counter_max) {
+      const auto c = p.counters.find(name);
+      if (c == p.counters.end()) {
+        continue;
+      }
+      const bool saturated =
+          std::find(p.saturated.begin(), p.saturated.end(), name) != p.saturated.end();
+      const bool ok = !saturated && c->second <= max;
+      add(out, "port.counters", s + ":" + name, ok, "at most " + std::to_string(max),
+          std::to_string(c->second) + (saturated ? " (saturated)" : ""),
+          s + ": " + name + " " + std::to_string(c->second) +
+              (saturated ? " (saturated: the real count is higher; reset the counters)" : "") +
+              (ok ? "" : ", expected at most " + std::to_string(max)));
+    }
+  }
+}
+
+}  // namespace
+
+void check_ports(const profile::ResolvedNode& node, const inventory::Host& host,
+                 std::vector<Result>& out)
+{
+  for (const auto& e : expectations(node, host)) {
+    const std::string s = e.device + "/" + std::to_string(e.port);
+    const inventory::Port* p = find_port(host, e.device, e.port);
+    if (p == nullptr) {
+      const bool has_device = std::any_of(host.devices.begin(), host.devices.end(),
+                                          [&](const auto& d) { return d.name == e.device; });
+      if (has_device) {
+        add(out, "port.state", s, false, "present", "absent", s + ": no such port");
+      }
+      continue;
+    }
+    check_one(node, e, *p, out);
+  }
+}
+
+}  // namespace ibsetup::check::detail

@@ -1,0 +1,184 @@
+#include "cli/commands.hpp"
+
+#include <ibsetup/check.hpp>
+#include <ibsetup/error.hpp>
+#include <ibsetup/inventory.hpp>
+#include <ibsetup/plan.hpp>
+#include <ibsetup/profile.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+namespace ibsetup::cli {
+
+namespace {
+
+// Ends the process with a failed verdict when the whole run overstays --timeout: a hung
+// sysfs read or library call must not hang a Slurm prolog.
+class Watchdog {
+public:
+  Watchdog(double seconds, std::string host, std::string format)
+      : m_thread([this, seconds, host = std::move(host), format = std::move(format)] {
+          std::unique_lock<std::mutex> lock(m_mutex);
+          if (m_cv.wait_for(lock, std::chrono::duration<double>(seconds),
+                            [this] { return m_done; })) {
+            return;
+          }
+          check::Report r;
+          r.host = host;
+          std::ostringstream what;
+          what << host << ": check did not finish within " << seconds << " s (--timeout)";
+          r.checks.push_back({"timeout", host, check::Status::fail, "finished within the timeout",
+                              "still running", what.str()});
+          const std::string text = format == "json"  ? check::report_to_json(r)
+                                   : format == "nhc" ? check::report_to_nhc(r)
+                                                     : check::report_to_text(r);
+          std::cout << text << std::flush;
+          _exit(static_cast<int>(ExitCode::check_failed));
+        })
+  {
+  }
+  ~Watchdog()
+  {
+    {
+      const std::lock_guard<std::mutex> lock(m_mutex);
+      m_done = true;
+    }
+    m_cv.notify_all();
+    m_thread.join();
+  }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+private:
+  std::mutex m_mutex;
+  std::condition_variable m_cv;
+  bool m_done = false;
+  std::thread m_thread;
+};
+
+inventory::Host observe(const profile::ResolvedNode& node, const std::string& sysfs_root,
+                        const std::string& saved, bool counters)
+{
+  if (!saved.empty()) {
+    std::ifstream in(saved);
+    if (!in) {
+      throw EnvironmentError("cannot read " + saved);
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    auto host = inventory::host_from_json(text.str());
+    host.host = node.host;
+    return host;
+  }
+  inventory::Options o;
+  o.sysfs_root = sysfs_root;
+  o.counters = counters;
+  o.netdev_names = plan::netdev_names(node);
+  std::unique_ptr<inventory::AddressSource> addresses;
+  std::unique_ptr<inventory::VerbsSource> verbs;
+  if (inventory::is_live_root(sysfs_root)) {
+    addresses = inventory::make_netlink_address_source();
+    verbs = inventory::make_verbs_source();
+    o.addresses = addresses.get();
+    o.verbs = verbs.get();
+  }
+  auto host = inventory::inspect(o);
+  host.host = node.host;
+  return host;
+}
+
+}  // namespace
+
+CheckCommands::CheckCommands(CLI::App& app)
+{
+  m_check = app.add_subcommand("check", "Check this node's fabric against the profile");
+  m_check->add_option("file", m_file, "Cluster profile (YAML)")->required();
+  m_check->add_option("--node", m_node, "Node to check (default: this host's short name)");
+  m_check->add_option("--sysfs-root", m_sysfs_root,
+                      "Read sysfs from DIR instead of /sys (check a captured tree)");
+  m_check->add_option("--inventory", m_inventory,
+                      "Check a saved `ibsetup inspect --json` instead of this host");
+  m_check->add_flag("--json", m_json, "Print the results as JSON (same as --format json)");
+  m_check->add_option("--format", m_format, "text (default), json or nhc");
+  m_check->add_option("--disable", m_disable, "Skip a check id or group (repeatable)");
+  m_check->add_option("--warn", m_warn, "Report a check id or group as a warning only");
+  m_check->add_option("--timeout", m_timeout_s,
+                      "Seconds for the whole run (default 10); then it fails");
+  m_check->add_option("--peer-timeout-ms", m_peer_timeout_ms,
+                      "Deadline of each peer probe (default: the profile's, else 1000)");
+  m_check->add_flag("--no-peers", m_no_peers, "Skip the connectivity checks to peers");
+  m_check->add_flag("--counters", m_counters,
+                    "Read port error counters (automatic when the profile sets thresholds)");
+}
+
+int CheckCommands::run()
+{
+  return *m_check ? check() : -1;
+}
+
+int CheckCommands::check()
+{
+  if (m_json) {
+    m_format = "json";
+  }
+  if (m_format != "text" && m_format != "json" && m_format != "nhc") {
+    throw Error(ExitCode::usage, "--format must be text, json or nhc");
+  }
+  for (const auto* list : {&m_disable, &m_warn}) {
+    for (const auto& id : *list) {
+      if (!check::is_check_id_or_group(id)) {
+        throw Error(ExitCode::usage, "'" + id + "' is not a check id or group (see man ibsetup)");
+      }
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const profile::Profile p = profile::load_profile(m_file);
+  const profile::ResolvedNode node =
+      profile::resolve_node(p, m_node.empty() ? profile::default_node_name() : m_node);
+  const Watchdog watchdog(m_timeout_s, node.host, m_format);
+
+  check::Report report;
+  report.host = node.host;
+  const bool counters = m_counters || !node.checks.counter_max.empty();
+  const auto host = observe(node, m_sysfs_root, m_inventory, counters);
+  check::LocalOptions local;
+  local.addresses_known = m_inventory.empty() && inventory::is_live_root(m_sysfs_root);
+  report.checks = check::check_local(node, host, m_sysfs_root, local);
+
+  if (!m_no_peers && !node.peers.empty()) {
+    // Each probe gets its deadline, but never more than what is left of --timeout.
+    const double left_ms =
+        m_timeout_s * 1000 -
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count() -
+        100;
+    int deadline = m_peer_timeout_ms > 0 ? m_peer_timeout_ms : node.checks.peer_timeout_ms;
+    deadline = std::max(1, std::min(deadline, static_cast<int>(left_ms)));
+    auto peers = check::check_ip_peers(node, deadline);
+    report.checks.insert(report.checks.end(), peers.begin(), peers.end());
+  }
+
+  check::Settings settings;
+  settings.disabled = node.checks.disable;
+  settings.disabled.insert(settings.disabled.end(), m_disable.begin(), m_disable.end());
+  settings.warn_only = node.checks.warn;
+  settings.warn_only.insert(settings.warn_only.end(), m_warn.begin(), m_warn.end());
+  check::apply_settings(report.checks, settings);
+
+  std::cout << (m_format == "json"  ? check::report_to_json(report)
+                : m_format == "nhc" ? check::report_to_nhc(report)
+                                    : check::report_to_text(report));
+  return report.ok() ? 0 : static_cast<int>(ExitCode::check_failed);
+}
+
+}  // namespace ibsetup::cli

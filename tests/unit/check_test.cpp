@@ -1,0 +1,253 @@
+// Every local check against the healthy fixture (tests/fixtures/sysfs/hdr-2hca, all pass) and
+// against a copy with one thing broken: each case names the check that must fail and its
+// exact message, and no other check may fail.
+#include "gtest_compat.hpp"
+#include "test_util.hpp"
+
+#include <ibsetup/check.hpp>
+#include <ibsetup/inventory.hpp>
+#include <ibsetup/profile.hpp>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace fs = std::filesystem;
+using namespace ibsetup;
+
+namespace {
+
+const fs::path k_fixtures = fs::path(IBSETUP_TEST_DATA) / "../fixtures/sysfs";
+const std::string k_profile = std::string(IBSETUP_TEST_DATA) + "/check/cluster.yaml";
+const std::string k_port = "class/infiniband/mlx5_0/ports/1/";
+
+struct Case {
+  const char* name;
+  std::vector<std::pair<std::string, std::string>> writes;  // path -> content ("" removes)
+  const char* id;
+  const char* subject;
+  const char* message;
+  const char* profile_edit = nullptr;  // appended to the profile's group (YAML, 4 spaces)
+  const char* also = nullptr;          // ids of failures that rightly come with it ("a,b")
+};
+
+std::vector<check::Result> run(const fs::path& root, const std::string& extra_yaml)
+{
+  std::ifstream in(k_profile);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text += extra_yaml;
+  const auto p = profile::load_profile_text(text, "cluster.yaml");
+  const auto node = profile::resolve_node(p, "hdr01");
+  inventory::Options o;
+  o.sysfs_root = root.string();
+  o.counters = !node.checks.counter_max.empty();
+  o.netdev_names = {"ib0", "ib1"};
+  const auto host = inventory::inspect(o);
+  return check::check_local(node, host, root.string(), {false});
+}
+
+std::vector<const check::Result*> failures(const std::vector<check::Result>& results)
+{
+  std::vector<const check::Result*> out;
+  for (const auto& r : results) {
+    if (r.status == check::Status::fail) {
+      out.push_back(&r);
+    }
+  }
+  return out;
+}
+
+TEST(CheckLocal, HealthyFixturePassesEveryCheck)
+{
+  const auto results = run(k_fixtures / "hdr-2hca", "");
+  EXPECT_TRUE(failures(results).empty());
+  size_t passed = 0;
+  for (const auto& r : results) {
+    passed += r.status == check::Status::pass ? 1 : 0;
+    EXPECT_TRUE(r.status == check::Status::pass || r.id == "ipoib.addresses") << r.message;
+  }
+  EXPECT_EQ(passed, 32U);
+}
+
+class CheckFailure : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CheckFailure, NamesTheCheckAndWhatItSaw)
+{
+  const Case& c = GetParam();
+  test::TempDir tmp;
+  const fs::path root = tmp.path() / "sys";
+  fs::copy(k_fixtures / "hdr-2hca", root,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  for (const auto& [path, content] : c.writes) {
+    if (content.empty()) {
+      fs::remove_all(root / path);
+    } else {
+      std::ofstream(root / path) << content << '\n';
+    }
+  }
+  const auto results = run(root, c.profile_edit != nullptr ? c.profile_edit : "");
+  const auto failed = failures(results);
+  ASSERT_FALSE(failed.empty()) << c.name;
+  bool found = false;
+  for (const auto* f : failed) {
+    if (f->id == c.id) {
+      found = true;
+      EXPECT_EQ(f->subject, c.subject);
+      EXPECT_EQ(f->message, c.message);
+    }
+  }
+  EXPECT_TRUE(found) << c.name << ": first failure was " << failed[0]->id << ": "
+                     << failed[0]->message;
+  // Nothing else fails (the healthy tree passes everything), but for a declared companion.
+  for (const auto* f : failed) {
+    EXPECT_TRUE(f->id == c.id ||
+                (c.also != nullptr &&
+                 (std::string(",") + c.also + ",").find("," + f->id + ",") != std::string::npos))
+        << c.name << ": also " << f->id << ": " << f->message;
+  }
+}
+
+const Case k_cases[] = {
+    {"hca_missing",
+     {{"class/infiniband/mlx5_1", ""}},
+     "hca.present",
+     "mlx5_1",
+     "mlx5_1: not found (HCAs on this host: mlx5_0)",
+     nullptr,
+     "ipoib.port,ipoib.plan"},
+    {"verbs_abi_missing",
+     {{"class/infiniband_verbs/abi_version", ""}},
+     "hca.abi",
+     "infiniband_verbs",
+     "infiniband_verbs: /sys/class/infiniband_verbs/abi_version missing (is the kernel module "
+     "ib_uverbs loaded?)"},
+    {"old_firmware",
+     {{"class/infiniband/mlx5_0/fw_ver", "20.28.1002"}},
+     "hca.firmware",
+     "mlx5_0",
+     "mlx5_0: firmware 20.28.1002, expected at least 20.31.1014"},
+    {"pcie_x8",
+     {{"class/infiniband/mlx5_0/device/current_link_width", "8"}},
+     "pcie.width",
+     "mlx5_0",
+     "mlx5_0: PCIe link x8, expected at least x16 (card max x16, bridge max x16, profile x16)"},
+    {"pcie_gen3",
+     {{"class/infiniband/mlx5_0/device/current_link_speed", "8.0 GT/s PCIe"}},
+     "pcie.speed",
+     "mlx5_0",
+     "mlx5_0: PCIe link 8 GT/s, expected at least 16 GT/s (card max 16 GT/s, bridge max 16 "
+     "GT/s, profile 16 GT/s)"},
+    {"port_init",
+     {{k_port + "state", "2: INIT"}},
+     "port.state",
+     "mlx5_0/1",
+     "mlx5_0/1: state INIT, expected ACTIVE"},
+    {"port_polling",
+     {{k_port + "phys_state", "2: Polling"}},
+     "port.phys_state",
+     "mlx5_0/1",
+     "mlx5_0/1: physical state Polling, expected LinkUp"},
+    {"port_edr",
+     {{k_port + "rate", "100 Gb/sec (4X EDR)"}},
+     "port.rate",
+     "mlx5_0/1",
+     "mlx5_0/1: rate 100 Gb/s (4X EDR), expected at least 200"},
+    {"port_ethernet",
+     {{k_port + "link_layer", "Ethernet"}},
+     "port.link_layer",
+     "mlx5_0/1",
+     "mlx5_0/1: link layer Ethernet, expected InfiniBand",
+     nullptr,
+     "ipoib.plan"},
+    {"no_sm",
+     {{k_port + "sm_lid", "0x0"}},
+     "port.sm",
+     "mlx5_0/1",
+     "mlx5_0/1: no subnet manager seen (SM LID 0)"},
+    {"no_lid",
+     {{k_port + "lid", "0x0"}},
+     "port.lid",
+     "mlx5_0/1",
+     "mlx5_0/1: no LID assigned (LID 0)"},
+    {"pkey_missing",
+     {},
+     "port.pkeys",
+     "mlx5_0/1",
+     "mlx5_0/1: P_Key 0x8002 not in the port's P_Key table (0xffff 0x8001)",
+     "      - {parent: ib0, pkey: 0x8002, ipv4: 10.12.0.0/16}\n",
+     "ipoib.exists"},
+    {"counter_above",
+     {{k_port + "counters/symbol_error", "50"}},
+     "port.counters",
+     "mlx5_0/1:symbol_error",
+     "mlx5_0/1: symbol_error 50, expected at most 10",
+     "    checks: {counters: {symbol_error: 10}}\n"},
+    {"counter_saturated",
+     {{k_port + "counters/link_downed", "255"}},
+     "port.counters",
+     "mlx5_0/1:link_downed",
+     "mlx5_0/1: link_downed 255 (saturated: the real count is higher; reset the counters), "
+     "expected at most 300",
+     "    checks: {counters: {link_downed: 300}}\n"},
+    {"ipoib_missing", {{"class/net/ib1", ""}}, "ipoib.exists", "ib1", "ib1: no such interface"},
+    {"ipoib_no_carrier",
+     {{"class/net/ib0/carrier", "0"}, {"class/net/ib0/operstate", "down"}},
+     "ipoib.up",
+     "ib0",
+     "ib0: not up with carrier (up, operstate down, carrier off)"},
+    {"ipoib_mode",
+     {{"class/net/ib0/mode", "connected"}},
+     "ipoib.mode",
+     "ib0",
+     "ib0: mode connected, expected datagram"},
+    {"ipoib_mtu",
+     {{"class/net/ib0/mtu", "2044"}},
+     "ipoib.mtu",
+     "ib0",
+     "ib0: MTU 2044, expected 4092"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, CheckFailure, ::testing::ValuesIn(k_cases),
+                         [](const ::testing::TestParamInfo<Case>& param) {
+                           return std::string(param.param.name);
+                         });
+
+TEST(CheckLocal, AddressDriftNamesMissingAndUnexpected)
+{
+  const auto p = profile::load_profile(k_profile);
+  const auto node = profile::resolve_node(p, "hdr01");
+  inventory::Options o;
+  o.sysfs_root = (k_fixtures / "hdr-2hca").string();
+  o.netdev_names = {"ib0", "ib1"};
+  auto host = inventory::inspect(o);
+  for (auto& n : host.netdevs) {
+    n.addresses = n.name == "ib0" ? std::vector<std::string>{"10.10.0.1/16"}
+                                  : std::vector<std::string>{"10.99.0.1/16"};
+  }
+  const auto results = check::check_local(node, host, o.sysfs_root, {true});
+  const auto failed = failures(results);
+  ASSERT_EQ(failed.size(), 1U);
+  EXPECT_EQ(failed[0]->id, "ipoib.addresses");
+  EXPECT_EQ(failed[0]->message,
+            "ib1: addresses 10.99.0.1/16, missing 10.11.0.1/16, unexpected 10.99.0.1/16");
+  EXPECT_EQ(failed[0]->expected, "10.11.0.1/16");
+}
+
+TEST(CheckSettings, DisabledBecomeSkipAndWarnOnlyBecomeWarnings)
+{
+  std::vector<check::Result> r = {{"port.rate", "a/1", check::Status::fail, "", "", "slow"},
+                                  {"port.sm", "a/1", check::Status::fail, "", "", "no sm"},
+                                  {"hca.firmware", "a", check::Status::fail, "", "", "old"}};
+  check::apply_settings(r, {{"port.rate"}, {"hca"}});
+  EXPECT_EQ(r[0].status, check::Status::skip);
+  EXPECT_EQ(r[1].status, check::Status::fail);
+  EXPECT_EQ(r[2].status, check::Status::warn);
+  check::Report report{"h", r};
+  EXPECT_EQ(check::report_to_nhc(report),
+            "ERROR:  ibsetup:  Health check failed:  no sm\nWARNING:  ibsetup:  old\n");
+  EXPECT_FALSE(report.ok());
+  EXPECT_TRUE(check::is_check_id_or_group("port"));
+  EXPECT_FALSE(check::is_check_id_or_group("port.speed"));
+}
+
+}  // namespace
