@@ -4,10 +4,14 @@
 #include <ibsetup/render.hpp>
 
 #include "nm/connection.hpp"
+#include "nm/plugin.hpp"
 
 #include <NetworkManager.h>
 
-namespace ibsetup::render {
+namespace ibsetup::nm::plugin {
+
+using render::k_marker;
+using render::RenderedFile;
 
 namespace {
 
@@ -64,4 +68,4 @@ std::vector<RenderedFile> render_keyfiles(const profile::ResolvedNode& node,
   return out;
 }
 
-}  // namespace ibsetup::render
+}  // namespace ibsetup::nm::plugin

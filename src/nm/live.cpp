@@ -9,6 +9,7 @@
 
 #include "nm/client.hpp"
 #include "nm/compare.hpp"
+#include "nm/plugin.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -220,7 +221,7 @@ std::vector<Item> survey(Client& client, const profile::ResolvedNode& node,
     Item item;
     item.spec = &i;
     item.id = connection_id(i.name);
-    item.uuid = render::connection_uuid(cluster, node.host, i.name);
+    item.uuid = plugin::connection_uuid(cluster, node.host, i.name);
     item.want = build_connection(i, item.uuid);
     NMRemoteConnection* have = nm_client_get_connection_by_uuid(client.get(), item.uuid.c_str());
     if (have != nullptr) {
@@ -334,8 +335,8 @@ void activate(Session& s, Client& client, const std::vector<Item>& items, const 
 
 }  // namespace
 
-Report apply_node(const profile::ResolvedNode& node, const std::string& cluster,
-                  const Options& options)
+Report plugin::apply_node(const profile::ResolvedNode& node, const std::string& cluster,
+                          const Options& options)
 {
   std::unique_ptr<Client> owned;
   try {
