@@ -2,6 +2,8 @@
 // and runs whichever of its subcommands was parsed.
 #pragma once
 
+#include "cli/cmd_firmware.hpp"
+
 #include <string>
 
 namespace CLI {
@@ -69,6 +71,7 @@ private:
   bool m_dry_run = false;
   bool m_detailed_exitcode = false;
   bool m_quiet = false;
+  FirmwareOptions m_firmware;
 };
 
 // render (and apply --offline, which runs the same code)
