@@ -55,7 +55,7 @@ int set_link_types(const firmware::State& state, firmware::Tool& tool, bool quie
   }
   if (!report.ok()) {
     print_error("firmware: " + *report.failure +
-                (report.done.empty() ? "; nothing was changed"
+                (report.done.empty() ? "; no change was confirmed"
                                      : "; the changes listed above were made and stay"));
     return static_cast<int>(ExitCode::environment);
   }
