@@ -114,8 +114,8 @@ struct Change {
 };
 
 struct Report {
-  State state;                   // after the changes (what was confirmed)
-  std::vector<Change> done;      // in order; kept even when a later device failed
+  State state;               // after the changes (what was confirmed)
+  std::vector<Change> done;  // in order; kept even when a later device failed
   std::optional<std::string> failure;
 
   bool ok() const { return !failure; }

@@ -20,9 +20,9 @@ struct ProcessOptions {
 };
 
 struct ProcessResult {
-  std::string program;  // the path that was executed
-  int exit_status = -1;  // when the child exited
-  int signal = 0;        // when a signal ended it
+  std::string program;     // the path that was executed
+  int exit_status = -1;    // when the child exited
+  int signal = 0;          // when a signal ended it
   bool timed_out = false;  // it outlived the timeout and was killed
   bool stdout_truncated = false;
   bool stderr_truncated = false;

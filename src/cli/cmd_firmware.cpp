@@ -112,8 +112,7 @@ int apply_firmware_step(const profile::ResolvedNode& node, const FirmwareOptions
 }
 
 bool plan_firmware_section(const profile::ResolvedNode& node, const inventory::Host& host,
-                           const std::string& sysfs_root, const FirmwareOptions& options,
-                           bool json)
+                           const std::string& sysfs_root, const FirmwareOptions& options, bool json)
 {
   if (options.skip || !firmware::declares_link_type(node)) {
     return false;
@@ -146,8 +145,8 @@ bool plan_firmware_section(const profile::ResolvedNode& node, const inventory::H
 
 FirmwareCommands::FirmwareCommands(CLI::App& app)
 {
-  m_firmware = app.add_subcommand(
-      "firmware", "Show (or with --apply set) the adapters' firmware link types");
+  m_firmware = app.add_subcommand("firmware",
+                                  "Show (or with --apply set) the adapters' firmware link types");
   m_firmware->add_option("file", m_file, "Cluster profile (YAML)")->required();
   m_firmware->add_option("--node", m_node, "Node (default: this host's short name)");
   m_firmware->add_flag("--json", m_json, "Print the result as JSON");

@@ -148,8 +148,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   const auto program = find_program(argv[0]);
   if (!program) {
     throw EnvironmentError(argv[0] + ": no such program (searched " +
-                           (argv[0].find('/') != std::string::npos ? argv[0] : k_clean_path) +
-                           ")");
+                           (argv[0].find('/') != std::string::npos ? argv[0] : k_clean_path) + ")");
   }
   ProcessResult result;
   result.program = *program;
@@ -169,8 +168,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   posix_spawnattr_setsigdefault(setup.attr(), &all);
   posix_spawnattr_setsigmask(setup.attr(), &none);
   posix_spawnattr_setpgroup(setup.attr(), 0);
-  posix_spawnattr_setflags(setup.attr(), POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK |
-                                             POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setflags(setup.attr(),
+                           POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
 
   std::vector<char*> args;
   for (const auto& a : argv) {

@@ -248,8 +248,8 @@ Report apply_state(const State& state, Tool& tool)
     try {
       confirmed = tool.query(d.pci, ports);
     } catch (const Error& e) {
-      report.failure = where + ": mstconfig accepted the change but querying it again failed: " +
-                       e.what();
+      report.failure =
+          where + ": mstconfig accepted the change but querying it again failed: " + e.what();
       return report;
     }
     for (auto& p : d.ports) {
@@ -295,8 +295,8 @@ void update_reboot_marker(const std::string& path, const State& state)
   }
   if (lines.empty()) {
     if (unlink(target.c_str()) != 0 && errno != ENOENT) {
-      throw EnvironmentError(target.string() + ": cannot remove the stale reboot marker: " +
-                             std::strerror(errno));
+      throw EnvironmentError(target.string() +
+                             ": cannot remove the stale reboot marker: " + std::strerror(errno));
     }
     return;
   }

@@ -95,8 +95,7 @@ public:
   {
     std::vector<std::string> argv{m_program, "-y", "-d", pci, "set"};
     for (const auto& [port, type] : values) {
-      argv.push_back("LINK_TYPE_P" + std::to_string(port) + "=" +
-                     std::to_string(mst_value(type)));
+      argv.push_back("LINK_TYPE_P" + std::to_string(port) + "=" + std::to_string(mst_value(type)));
     }
     const MstconfigOutput out = run(argv, pci);
     if (!out.errors.empty()) {
@@ -133,7 +132,8 @@ private:
               "lockdown mode: disable Secure Boot (mokutil --sb-state) or set the link type "
               "from the adapter's UEFI/BIOS menu";
         } else {
-          message += "; is there a Mellanox/NVIDIA adapter at this address, and is this run as root?";
+          message +=
+              "; is there a Mellanox/NVIDIA adapter at this address, and is this run as root?";
         }
         throw EnvironmentError(message);
       }
@@ -146,8 +146,8 @@ private:
           any_contains(out.errors, "Unknown Parameter: LINK_TYPE")) {
         throw EnvironmentError(fixed_message(pci) + " (-E- " + out.errors.front() + ")");
       }
-      const std::string detail =
-          out.errors.empty() ? last_line(r.err.empty() ? r.out : r.err) : "-E- " + out.errors.front();
+      const std::string detail = out.errors.empty() ? last_line(r.err.empty() ? r.out : r.err)
+                                                    : "-E- " + out.errors.front();
       throw EnvironmentError(command + " failed" + status + (detail.empty() ? "" : ": " + detail));
     }
     if (parse_error) {

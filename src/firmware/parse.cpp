@@ -186,8 +186,8 @@ struct Parser {
 }  // namespace
 
 ParseError::ParseError(int line, const std::string& text)
-    : EnvironmentError("line " + std::to_string(line) + " of mstconfig's output is not understood: '" +
-                       text + "'"),
+    : EnvironmentError("line " + std::to_string(line) +
+                       " of mstconfig's output is not understood: '" + text + "'"),
       m_line(line)
 {
 }
@@ -200,8 +200,7 @@ std::optional<std::string> MstconfigOutput::value(const std::string& name,
       continue;
     }
     if (columns.empty()) {
-      return column == "Next Boot" && values.size() == 1 ? std::optional(values[0])
-                                                         : std::nullopt;
+      return column == "Next Boot" && values.size() == 1 ? std::optional(values[0]) : std::nullopt;
     }
     const auto it = std::find(columns.begin(), columns.end(), column);
     if (it == columns.end()) {
@@ -234,7 +233,9 @@ std::optional<profile::LinkType> parse_link_type(const std::string& value)
     number = value.substr(open + 1, value.size() - open - 2);
   }
   static const std::vector<std::pair<std::string, profile::LinkType>> k_names{
-      {"IB", profile::LinkType::ib}, {"ETH", profile::LinkType::eth}, {"VPI", profile::LinkType::vpi}};
+      {"IB", profile::LinkType::ib},
+      {"ETH", profile::LinkType::eth},
+      {"VPI", profile::LinkType::vpi}};
   static const std::vector<std::pair<std::string, profile::LinkType>> k_numbers{
       {"1", profile::LinkType::ib}, {"2", profile::LinkType::eth}, {"3", profile::LinkType::vpi}};
   std::optional<profile::LinkType> by_name;

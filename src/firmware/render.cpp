@@ -37,9 +37,9 @@ std::string port_line(const DeviceLinkTypes& d, const PortLinkType& p, bool quer
     s << "  ? " << where << ": profile " << mst_name(p.desired) << ", running " << running
       << ", next boot not queried";
   } else if (p.differs()) {
-    s << "  ~ " << where << ": next boot " << (p.next_boot ? mst_name(*p.next_boot) : "?")
-      << " -> " << mst_name(p.desired) << ", running " << running << "  (mstconfig set LINK_TYPE_P"
-      << p.port << "=" << mst_value(p.desired) << ")";
+    s << "  ~ " << where << ": next boot " << (p.next_boot ? mst_name(*p.next_boot) : "?") << " -> "
+      << mst_name(p.desired) << ", running " << running << "  (mstconfig set LINK_TYPE_P" << p.port
+      << "=" << mst_value(p.desired) << ")";
   } else if (p.reboot_pending()) {
     s << "  ! " << where << ": next boot " << mst_name(p.desired) << ", running " << running
       << ": pending, reboot required";

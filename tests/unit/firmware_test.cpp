@@ -239,10 +239,9 @@ TEST(FirmwareState, HcaWideTypeCoversEveryPortAndPortsOverride)
 {
   FakeTool tool;
   tool.next["0000:3b:00.0"] = {{1, LinkType::ib}, {2, LinkType::ib}};
-  const auto s = query_state(
-      node("      - device: mlx5_0\n        link_type: ib\n        ports:\n"
-           "          - {port: 2, link_type: eth}\n"),
-      two_hcas(), &tool);
+  const auto s = query_state(node("      - device: mlx5_0\n        link_type: ib\n        ports:\n"
+                                  "          - {port: 2, link_type: eth}\n"),
+                             two_hcas(), &tool);
   ASSERT_EQ(s.devices.size(), 1U);
   ASSERT_EQ(s.devices[0].ports.size(), 2U);
   EXPECT_EQ(s.devices[0].ports[0].desired, LinkType::ib);
@@ -257,8 +256,9 @@ TEST(FirmwareState, EveryDeviceIsQueriedBeforeAnythingIsSet)
   FakeTool tool;
   tool.next["0000:3b:00.0"] = {{1, LinkType::eth}, {2, LinkType::eth}};
   tool.failing_query.insert("0000:86:00.0");
-  const auto n = node("      - {device: mlx5_0, link_type: ib}\n"
-                      "      - {device: mlx5_1, link_type: ib}\n");
+  const auto n = node(
+      "      - {device: mlx5_0, link_type: ib}\n"
+      "      - {device: mlx5_1, link_type: ib}\n");
   EXPECT_THROW(query_state(n, two_hcas(), &tool), EnvironmentError);
   EXPECT_EQ(tool.calls, (std::vector<std::string>{"query 0000:3b:00.0", "query 0000:86:00.0"}));
 }
@@ -269,8 +269,9 @@ TEST(FirmwareState, FailureMidWayKeepsWhatWasDone)
   tool.next["0000:3b:00.0"] = {{1, LinkType::eth}, {2, LinkType::ib}};
   tool.next["0000:86:00.0"] = {{1, LinkType::eth}, {2, LinkType::eth}};
   tool.failing_set.insert("0000:86:00.0");
-  const auto n = node("      - {device: mlx5_0, link_type: ib}\n"
-                      "      - {device: mlx5_1, link_type: ib}\n");
+  const auto n = node(
+      "      - {device: mlx5_0, link_type: ib}\n"
+      "      - {device: mlx5_1, link_type: ib}\n");
   const auto s = query_state(n, two_hcas(), &tool);
   const auto r = apply_state(s, tool);
   EXPECT_FALSE(r.ok());
