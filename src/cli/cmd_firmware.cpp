@@ -96,14 +96,13 @@ int apply_firmware_step(const profile::ResolvedNode& node, const FirmwareOptions
     }
     return 0;
   }
-  const auto tool = firmware::make_mstconfig(options.mstconfig, mstconfig_timeout());
-  const auto state = firmware::query_state(node, sysfs_inventory("/sys"), tool.get());
   if (dry_run) {
-    if (!json) {
-      std::cout << firmware::to_text(state, nullptr);
-    }
+    // A dry run changes nothing, so like plan it reports what it cannot know and goes on.
+    plan_firmware_section(node, sysfs_inventory("/sys"), "/sys", options, json);
     return 0;
   }
+  const auto tool = firmware::make_mstconfig(options.mstconfig, mstconfig_timeout());
+  const auto state = firmware::query_state(node, sysfs_inventory("/sys"), tool.get());
   const int code = set_link_types(state, *tool, quiet, json);
   if (code == static_cast<int>(ExitCode::reboot_required)) {
     std::cerr << "ibsetup: the interfaces were not changed: reboot, then run apply again\n";

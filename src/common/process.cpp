@@ -172,11 +172,13 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
                            POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
 
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const auto& a : argv) {
     args.push_back(const_cast<char*>(a.c_str()));
   }
   args.push_back(nullptr);
   std::vector<char*> env;
+  env.reserve(options.environment.size() + 1);
   for (const auto& e : options.environment) {
     env.push_back(const_cast<char*>(e.c_str()));
   }

@@ -273,6 +273,10 @@ out=$("$bin" firmware "$work/two.yaml" "${two[@]}" 2>&1); code=$?
 expect_code "firmware on a tree needs --mstconfig" "$code" 2
 out=$("$bin" apply "$work/two.yaml" --node n1 --dry-run --no-firmware 2>&1)
 expect_grep "apply --no-firmware" 'firmware link types: skipped \(--no-firmware\)' "$out"
+# A dry run on this machine (no such HCA) reports the firmware part as unknown and goes on.
+out=$("$bin" apply "$work/two.yaml" --node n1 --dry-run --mstconfig "$work/mstconfig" 2>&1)
+expect_grep "apply --dry-run" 'firmware link types: not known: .*HCA mlx5_0 is not on this host' "$out"
+expect_grep "apply --dry-run goes on" '^plan for n1' "$out"
 
 echo "firmware: $pass passed, $fail failed"
 [ "$fail" = 0 ]
