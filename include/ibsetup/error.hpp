@@ -18,6 +18,7 @@ enum class ExitCode : int {
   changes_pending = 6,  // `plan --detailed-exitcode`: the host differs from the profile
   apply_failed = 7,     // apply failed and was rolled back (the report says what and why)
   busy = 8,             // another ibsetup apply holds the lock
+  reboot_required = 9,  // firmware link types change at the next boot (see the marker file)
 };
 
 // Base of every exception the library throws on purpose; carries the exit code it maps to.

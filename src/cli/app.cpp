@@ -1,5 +1,6 @@
 #include "cli/app.hpp"
 
+#include "cli/cmd_firmware.hpp"
 #include "cli/commands.hpp"
 
 #include <ibsetup/error.hpp>
@@ -32,6 +33,8 @@ const char* const k_footer = R"(Exit codes:
   6  plan --detailed-exitcode: changes are pending
   7  apply failed; every change it made was rolled back (the report says what and why)
   8  another ibsetup apply holds the lock
+  9  reboot required: firmware link types change at the next boot
+     (/run/ibsetup/reboot-required lists the devices)
 
 See ibsetup(8) and ibsetup-profile(5).)";
 
@@ -51,6 +54,7 @@ int run(int argc, char** argv)
   PipelineCommands pipeline_cmds(app);
   RenderCommands render_cmds(app, pipeline_cmds.apply_command());
   CheckCommands check_cmds(app);
+  FirmwareCommands firmware_cmds(app);
 
   try {
     app.parse(argc, argv);
@@ -73,6 +77,9 @@ int run(int argc, char** argv)
     }
     if (code < 0) {
       code = render_cmds.run();
+    }
+    if (code < 0) {
+      code = firmware_cmds.run();
     }
     if (code < 0 && render_cmds.offline()) {
       code = render_cmds.render_offline(pipeline_cmds.file(), pipeline_cmds.node(),

@@ -1,4 +1,5 @@
 #include "cli/app.hpp"
+#include "cli/cmd_firmware.hpp"
 #include "cli/commands.hpp"
 #include "cli/nm_apply.hpp"
 
@@ -134,6 +135,7 @@ PipelineCommands::PipelineCommands(CLI::App& app)
                   "Also delete pkey children of declared interfaces that the profile does not "
                   "declare");
     cmd->add_flag("-q,--quiet", m_quiet, "Print only errors");
+    add_firmware_options(*cmd, m_firmware);
   }
   m_plan->add_option("--sysfs-root", m_sysfs_root,
                      "Read sysfs from DIR instead of /sys (plan against a captured tree)");
@@ -175,10 +177,11 @@ int PipelineCommands::plan()
   const auto host = observe(d.node, m_sysfs_root);
   const auto p = plan::make_plan(d.node, host, {m_prune || d.node.prune});
   std::cout << (m_json ? plan::plan_to_json(p) : plan::plan_to_text(p));
+  const bool firmware = plan_firmware_section(d.node, host, m_sysfs_root, m_firmware, m_json);
   if (!p.errors.empty()) {
     return static_cast<int>(ExitCode::bad_input);
   }
-  if (m_detailed_exitcode && !p.actions.empty()) {
+  if (m_detailed_exitcode && (!p.actions.empty() || firmware)) {
     return static_cast<int>(ExitCode::changes_pending);
   }
   return 0;
@@ -213,6 +216,7 @@ int PipelineCommands::apply()
   }
   const plan::Options plan_options{m_prune || d.node.prune};
   if (m_dry_run) {
+    apply_firmware_step(d.node, m_firmware, true, m_quiet, m_json);
     const auto p = plan::make_plan(d.node, observe(d.node, "/sys"), plan_options);
     std::cout << (m_json ? plan::plan_to_json(p) : plan::plan_to_text(p));
     if (!m_json && !p.actions.empty()) {
@@ -226,6 +230,9 @@ int PipelineCommands::apply()
   apply::require_net_admin();
   const apply::ApplyLock lock(m_lock_file, m_wait);
   const SignalGuard signals;
+  if (const int code = apply_firmware_step(d.node, m_firmware, false, m_quiet, m_json)) {
+    return code;
+  }
   const auto p = plan::make_plan(d.node, observe(d.node, "/sys"), plan_options);
   if (!p.errors.empty()) {
     std::cout << (m_json ? plan::plan_to_json(p) : plan::plan_to_text(p));

@@ -2,6 +2,8 @@
 // and runs whichever of its subcommands was parsed.
 #pragma once
 
+#include "cli/cmd_firmware.hpp"
+
 #include <string>
 #include <vector>
 
@@ -74,6 +76,7 @@ private:
   bool m_adopt = false;
   std::string m_adopt_dir = "/var/lib/ibsetup/adopted";
   unsigned m_rollback_timeout = 120;
+  FirmwareOptions m_firmware;
 };
 
 // render (and apply --offline, which runs the same code)

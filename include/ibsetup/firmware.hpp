@@ -1,0 +1,146 @@
+// Firmware link type (LINK_TYPE_Pn) of VPI adapters: read and set with mstflint's mstconfig,
+// compared with the profile's link_type and with what the running ports show.
+#pragma once
+
+#include <ibsetup/error.hpp>
+#include <ibsetup/inventory.hpp>
+#include <ibsetup/profile.hpp>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ibsetup::firmware {
+
+// Where the marker for kickstart and automation goes unless IBSETUP_REBOOT_MARKER names another.
+extern const char* const k_reboot_marker;
+
+// mstconfig output, parsed. Only what ibsetup needs is interpreted; every other line must be
+// one of mstconfig's known lines, or parsing fails.
+struct MstconfigOutput {
+  std::optional<std::string> device;       // "0000:04:00.0", "/dev/mst/mt4123_pciconf0"
+  std::optional<std::string> device_type;  // "ConnectX6"
+  std::vector<std::string> columns;        // "Default", "Current", "Next Boot", "New"
+  std::vector<std::pair<std::string, std::vector<std::string>>> parameters;
+  std::vector<std::string> errors;    // "-E- " lines, without the prefix
+  std::vector<std::string> warnings;  // "-W- " lines
+  bool semaphore_denied = false;      // "write counter to semaphore: Operation not permitted"
+  bool reboot_notice = false;         // "-I- Please reboot machine ..."
+  bool applied = false;               // "Applying... Done!"
+
+  // The parameter's value in column ("Next Boot" falls back to the only value when the
+  // output has no header, as with `| grep`); nullopt when absent.
+  std::optional<std::string> value(const std::string& name,
+                                   const std::string& column = "Next Boot") const;
+};
+
+// Thrown when mstconfig output has a line ibsetup does not understand.
+class ParseError : public EnvironmentError {
+public:
+  ParseError(int line, const std::string& text);
+  int line() const { return m_line; }
+
+private:
+  int m_line;
+};
+
+// Parses the output of one mstconfig run (stdout and stderr concatenated). Throws ParseError
+// quoting the first line it cannot read.
+MstconfigOutput parse_mstconfig(const std::string& text);
+
+// "IB(1)", "ETH(2)", "VPI(3)", "ETH", "2" -> the link type; nullopt for anything else.
+std::optional<profile::LinkType> parse_link_type(const std::string& value);
+
+// mstconfig's name for a link type: "IB", "ETH", "VPI"; and its number: 1, 2, 3.
+const char* mst_name(profile::LinkType type);
+int mst_value(profile::LinkType type);
+
+// The adapter's firmware configuration tool. The real one runs mstconfig; tests inject fakes.
+class Tool {
+public:
+  virtual ~Tool() = default;
+  // Next-boot link type of each port in ports. Throws EnvironmentError with a specific message
+  // (tool missing, device cannot be opened, unsupported device, fixed link type, bad output).
+  virtual std::vector<std::pair<int, profile::LinkType>> query(const std::string& pci,
+                                                               const std::vector<int>& ports) = 0;
+  // Sets the next-boot link type of the given ports. Throws EnvironmentError on failure.
+  virtual void set(const std::string& pci,
+                   const std::vector<std::pair<int, profile::LinkType>>& values) = 0;
+};
+
+// mstconfig at program (a path), or found on the clean PATH when program is empty. Throws
+// EnvironmentError naming the mstflint package when it is not installed.
+std::unique_ptr<Tool> make_mstconfig(const std::string& program, std::chrono::milliseconds timeout);
+
+struct PortLinkType {
+  int port = 0;
+  profile::LinkType desired = profile::LinkType::ib;
+  std::optional<profile::LinkType> next_boot;  // from the firmware
+  std::optional<std::string> link_layer;       // what the running port shows (sysfs)
+
+  bool differs() const { return next_boot != desired; }
+  // The running port does not match the next-boot link type (VPI matches either).
+  bool reboot_pending() const;
+};
+
+struct DeviceLinkTypes {
+  std::string device;  // mlx5_0 (the PCI address when the host has no such device name)
+  std::string pci;
+  std::vector<PortLinkType> ports;
+
+  bool differs() const;
+  bool reboot_pending() const;
+};
+
+// The node's firmware link types: desired, next boot, running.
+struct State {
+  std::string host;
+  bool declared = false;  // the profile sets link_type for this node
+  bool queried = false;   // next-boot values were read from the firmware
+  std::vector<DeviceLinkTypes> devices;
+  std::vector<std::string> warnings;  // IPoIB declared on a port that is or will be Ethernet
+};
+
+// One setting that mstconfig accepted and a second query confirmed.
+struct Change {
+  std::string device;
+  std::string pci;
+  int port = 0;
+  std::optional<profile::LinkType> from;
+  profile::LinkType to = profile::LinkType::ib;
+};
+
+struct Report {
+  State state;               // after the changes (what was confirmed)
+  std::vector<Change> done;  // in order; kept even when a later device failed
+  std::optional<std::string> failure;
+
+  bool ok() const { return !failure; }
+  bool reboot_required() const;
+};
+
+// Whether the profile declares a link type (HCA or port) for the node.
+bool declares_link_type(const profile::ResolvedNode& node);
+
+// Queries every declared HCA (all of them before anything is set); with no tool, the
+// next-boot values stay unknown. Throws InputError when a declared HCA is not on the host,
+// EnvironmentError when one has no PCI address or the tool fails. Also warns about IPoIB
+// interfaces on ports that are or will be Ethernet.
+State query_state(const profile::ResolvedNode& node, const inventory::Host& host, Tool* tool);
+
+// Sets the ports that differ, device by device, and confirms each with a second query. A
+// failure stops there; what was done before it stays in the report.
+Report apply_state(const State& state, Tool& tool);
+
+// Writes the marker listing the devices that owe a reboot (atomically), or removes a stale
+// one when none does. Throws EnvironmentError when it cannot.
+void update_reboot_marker(const std::string& path, const State& state);
+
+// The documented `firmware --json` object, and the same for people.
+std::string to_json(const State& state, const Report* report);
+std::string to_text(const State& state, const Report* report);
+
+}  // namespace ibsetup::firmware

@@ -1,0 +1,46 @@
+// The one way ibsetup runs another program (mstconfig): posix_spawn with an argv, never a
+// shell, a clean environment, a timeout and captured, size-capped output.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ibsetup {
+
+// The PATH children get and programs are looked up in: the caller's PATH is not trusted.
+extern const char* const k_clean_path;
+
+struct ProcessOptions {
+  std::chrono::milliseconds timeout{60000};
+  size_t output_limit = 1U << 20U;  // bytes kept per stream; the rest is read and dropped
+  std::vector<std::string> environment{std::string("PATH=") + k_clean_path, "LC_ALL=C"};
+};
+
+struct ProcessResult {
+  std::string program;     // the path that was executed
+  int exit_status = -1;    // when the child exited
+  int signal = 0;          // when a signal ended it
+  bool timed_out = false;  // it outlived the timeout and was killed
+  bool stdout_truncated = false;
+  bool stderr_truncated = false;
+  std::string out;
+  std::string err;
+
+  bool ok() const { return !timed_out && signal == 0 && exit_status == 0; }
+  // "exit status 3", "killed by signal 9", "timed out after 2.5 s and was killed".
+  std::string describe(std::chrono::milliseconds timeout) const;
+};
+
+// The executable path for name: name itself when it contains '/', else the first match in
+// k_clean_path. nullopt when there is no such executable file.
+std::optional<std::string> find_program(const std::string& name);
+
+// Runs argv (argv[0] is looked up with find_program) with stdin from /dev/null, in its own
+// process group so that on timeout the whole group is killed. Throws EnvironmentError when the
+// program cannot be found or started; a program that runs and fails is a ProcessResult.
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
+
+}  // namespace ibsetup

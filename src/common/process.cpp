@@ -1,0 +1,240 @@
+#include <ibsetup/error.hpp>
+#include <ibsetup/process.hpp>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <sstream>
+
+namespace ibsetup {
+
+const char* const k_clean_path = "/usr/sbin:/usr/bin:/sbin:/bin";
+
+namespace {
+
+bool is_executable_file(const std::string& path)
+{
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+class Pipe {
+public:
+  Pipe()
+  {
+    if (pipe2(m_fds.data(), O_CLOEXEC) != 0) {
+      throw EnvironmentError(std::string("cannot create a pipe: ") + std::strerror(errno));
+    }
+  }
+  ~Pipe()
+  {
+    close_read();
+    close_write();
+  }
+  Pipe(const Pipe&) = delete;
+  Pipe& operator=(const Pipe&) = delete;
+  int read_end() const { return m_fds[0]; }
+  int write_end() const { return m_fds[1]; }
+  void close_read()
+  {
+    if (m_fds[0] >= 0) {
+      close(m_fds[0]);
+      m_fds[0] = -1;
+    }
+  }
+  void close_write()
+  {
+    if (m_fds[1] >= 0) {
+      close(m_fds[1]);
+      m_fds[1] = -1;
+    }
+  }
+
+private:
+  std::array<int, 2> m_fds{-1, -1};
+};
+
+class SpawnSetup {
+public:
+  SpawnSetup()
+  {
+    posix_spawn_file_actions_init(&m_actions);
+    posix_spawnattr_init(&m_attr);
+  }
+  ~SpawnSetup()
+  {
+    posix_spawn_file_actions_destroy(&m_actions);
+    posix_spawnattr_destroy(&m_attr);
+  }
+  SpawnSetup(const SpawnSetup&) = delete;
+  SpawnSetup& operator=(const SpawnSetup&) = delete;
+  posix_spawn_file_actions_t* actions() { return &m_actions; }
+  posix_spawnattr_t* attr() { return &m_attr; }
+
+private:
+  posix_spawn_file_actions_t m_actions{};
+  posix_spawnattr_t m_attr{};
+};
+
+// Appends what fd has to offer to out, up to limit; the rest is drained and dropped so the
+// child never blocks on a full pipe. Returns false at end of file.
+bool drain(int fd, std::string& out, size_t limit, bool& truncated)
+{
+  std::array<char, 65536> buf{};
+  const ssize_t n = read(fd, buf.data(), buf.size());
+  if (n < 0) {
+    return errno == EINTR || errno == EAGAIN;
+  }
+  if (n == 0) {
+    return false;
+  }
+  const size_t room = out.size() < limit ? limit - out.size() : 0;
+  const size_t take = static_cast<size_t>(n) < room ? static_cast<size_t>(n) : room;
+  out.append(buf.data(), take);
+  if (take < static_cast<size_t>(n)) {
+    truncated = true;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string ProcessResult::describe(std::chrono::milliseconds timeout) const
+{
+  std::ostringstream s;
+  if (timed_out) {
+    s << "did not finish within " << static_cast<double>(timeout.count()) / 1000.0
+      << " s and was killed";
+  } else if (signal != 0) {
+    s << "was killed by signal " << signal << " (" << strsignal(signal) << ")";
+  } else {
+    s << "exit status " << exit_status;
+  }
+  return s.str();
+}
+
+std::optional<std::string> find_program(const std::string& name)
+{
+  if (name.empty()) {
+    return std::nullopt;
+  }
+  if (name.find('/') != std::string::npos) {
+    return is_executable_file(name) ? std::optional<std::string>(name) : std::nullopt;
+  }
+  std::istringstream dirs(k_clean_path);
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const std::string candidate = dir + "/" + name;
+    if (is_executable_file(candidate)) {
+      return candidate;
+    }
+  }
+  return std::nullopt;
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options)
+{
+  if (argv.empty()) {
+    throw Error(ExitCode::internal, "run_process: empty argv");
+  }
+  const auto program = find_program(argv[0]);
+  if (!program) {
+    throw EnvironmentError(argv[0] + ": no such program (searched " +
+                           (argv[0].find('/') != std::string::npos ? argv[0] : k_clean_path) + ")");
+  }
+  ProcessResult result;
+  result.program = *program;
+
+  Pipe out_pipe;
+  Pipe err_pipe;
+  SpawnSetup setup;
+  posix_spawn_file_actions_addopen(setup.actions(), 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(setup.actions(), out_pipe.write_end(), 1);
+  posix_spawn_file_actions_adddup2(setup.actions(), err_pipe.write_end(), 2);
+  // Handlers the caller installed (apply's SIGINT/SIGTERM) or ignored signals must not leak
+  // into the child; its own process group lets a timeout kill what it started too.
+  sigset_t all;
+  sigfillset(&all);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigdefault(setup.attr(), &all);
+  posix_spawnattr_setsigmask(setup.attr(), &none);
+  posix_spawnattr_setpgroup(setup.attr(), 0);
+  posix_spawnattr_setflags(setup.attr(),
+                           POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+
+  std::vector<char*> args;
+  args.reserve(argv.size() + 1);
+  for (const auto& a : argv) {
+    args.push_back(const_cast<char*>(a.c_str()));
+  }
+  args.push_back(nullptr);
+  std::vector<char*> env;
+  env.reserve(options.environment.size() + 1);
+  for (const auto& e : options.environment) {
+    env.push_back(const_cast<char*>(e.c_str()));
+  }
+  env.push_back(nullptr);
+
+  pid_t pid = -1;
+  const int rc =
+      posix_spawn(&pid, program->c_str(), setup.actions(), setup.attr(), args.data(), env.data());
+  if (rc != 0) {
+    throw EnvironmentError("cannot run " + *program + ": " + std::strerror(rc));
+  }
+  out_pipe.close_write();
+  err_pipe.close_write();
+
+  const auto deadline = std::chrono::steady_clock::now() + options.timeout;
+  std::array<pollfd, 2> fds{pollfd{out_pipe.read_end(), POLLIN, 0},
+                            pollfd{err_pipe.read_end(), POLLIN, 0}};
+  int open_fds = 2;
+  while (open_fds > 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      result.timed_out = true;
+      break;
+    }
+    const int n = poll(fds.data(), fds.size(), static_cast<int>(left.count()));
+    if (n < 0 && errno != EINTR) {
+      break;
+    }
+    for (size_t i = 0; i < fds.size() && n > 0; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) {
+        continue;
+      }
+      std::string& buf = i == 0 ? result.out : result.err;
+      bool& truncated = i == 0 ? result.stdout_truncated : result.stderr_truncated;
+      if (!drain(fds[i].fd, buf, options.output_limit, truncated)) {
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  if (result.timed_out) {
+    kill(-pid, SIGKILL);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) {
+    result.exit_status = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.signal = WTERMSIG(status);
+  }
+  if (result.timed_out) {
+    result.signal = 0;
+  }
+  return result;
+}
+
+}  // namespace ibsetup

@@ -1,0 +1,165 @@
+#include <ibsetup/firmware.hpp>
+#include <ibsetup/json.hpp>
+
+#include <sstream>
+
+namespace ibsetup::firmware {
+
+namespace {
+
+size_t change_count(const State& state)
+{
+  size_t n = 0;
+  for (const auto& d : state.devices) {
+    for (const auto& p : d.ports) {
+      n += p.differs() ? 1 : 0;
+    }
+  }
+  return n;
+}
+
+bool any_reboot(const State& state)
+{
+  for (const auto& d : state.devices) {
+    if (d.reboot_pending()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string port_line(const DeviceLinkTypes& d, const PortLinkType& p, bool queried)
+{
+  std::ostringstream s;
+  const std::string running = p.link_layer.value_or("unknown");
+  const std::string where = d.device + " port " + std::to_string(p.port) + " (" + d.pci + ")";
+  if (!queried) {
+    s << "  ? " << where << ": profile " << mst_name(p.desired) << ", running " << running
+      << ", next boot not queried";
+  } else if (p.differs()) {
+    s << "  ~ " << where << ": next boot " << (p.next_boot ? mst_name(*p.next_boot) : "?") << " -> "
+      << mst_name(p.desired) << ", running " << running << "  (mstconfig set LINK_TYPE_P" << p.port
+      << "=" << mst_value(p.desired) << ")";
+  } else if (p.reboot_pending()) {
+    s << "  ! " << where << ": next boot " << mst_name(p.desired) << ", running " << running
+      << ": pending, reboot required";
+  } else {
+    s << "    " << where << ": " << mst_name(p.desired) << ", running " << running;
+  }
+  return s.str();
+}
+
+}  // namespace
+
+std::string to_text(const State& state, const Report* report)
+{
+  std::ostringstream s;
+  if (!state.declared) {
+    s << "firmware link types: the profile declares no link_type for " << state.host
+      << "; nothing to do\n";
+    return s.str();
+  }
+  const State& shown = report != nullptr ? report->state : state;
+  if (report == nullptr) {
+    s << "firmware link types on " << state.host << ": ";
+    if (state.queried) {
+      const size_t n = change_count(state);
+      s << n << (n == 1 ? " change" : " changes");
+      if (any_reboot(state)) {
+        s << ", reboot pending";
+      }
+    } else {
+      s << "next boot not queried";
+    }
+    s << '\n';
+  } else {
+    s << "firmware link types on " << state.host << ": " << report->done.size()
+      << (report->done.size() == 1 ? " change" : " changes") << " made\n";
+  }
+  for (const auto& d : shown.devices) {
+    for (const auto& p : d.ports) {
+      s << port_line(d, p, shown.queried) << '\n';
+    }
+  }
+  if (report != nullptr) {
+    for (const auto& c : report->done) {
+      s << "  set " << c.device << " port " << c.port << " (" << c.pci << ") LINK_TYPE_P" << c.port
+        << " " << (c.from ? mst_name(*c.from) : "?") << " -> " << mst_name(c.to)
+        << " (confirmed by a second query)\n";
+    }
+    if (report->failure) {
+      s << "  failed: " << *report->failure << '\n';
+    }
+    if (report->reboot_required()) {
+      s << "reboot required: the new link types take effect at the next boot\n";
+    }
+  }
+  for (const auto& w : shown.warnings) {
+    s << "warning: " << w << '\n';
+  }
+  return s.str();
+}
+
+std::string to_json(const State& state, const Report* report)
+{
+  const State& shown = report != nullptr ? report->state : state;
+  JsonWriter w;
+  w.begin_object();
+  w.key("host").value(state.host);
+  w.key("declared").value(state.declared);
+  w.key("queried").value(shown.queried);
+  w.key("devices").begin_array();
+  for (const auto& d : shown.devices) {
+    w.begin_object();
+    w.key("device").value(d.device);
+    w.key("pci").value(d.pci);
+    w.key("ports").begin_array();
+    for (const auto& p : d.ports) {
+      w.begin_object();
+      w.key("port").value(p.port);
+      w.key("desired").value(profile::to_string(p.desired));
+      if (p.next_boot) {
+        w.key("next_boot").value(profile::to_string(*p.next_boot));
+      } else {
+        w.key("next_boot").null();
+      }
+      w.key("running").value(p.link_layer);
+      w.key("change").value(shown.queried && p.differs());
+      w.key("reboot_pending").value(p.reboot_pending());
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.key("changes").value(static_cast<uint64_t>(shown.queried ? change_count(shown) : 0));
+  w.key("reboot_required").value(any_reboot(shown));
+  w.key("applied").value(report != nullptr);
+  w.key("done").begin_array();
+  if (report != nullptr) {
+    for (const auto& c : report->done) {
+      w.begin_object();
+      w.key("device").value(c.device);
+      w.key("pci").value(c.pci);
+      w.key("port").value(c.port);
+      if (c.from) {
+        w.key("from").value(profile::to_string(*c.from));
+      } else {
+        w.key("from").null();
+      }
+      w.key("to").value(profile::to_string(c.to));
+      w.end_object();
+    }
+  }
+  w.end_array();
+  w.key("failure").value(report != nullptr ? report->failure : std::nullopt);
+  w.key("warnings").begin_array();
+  for (const auto& x : shown.warnings) {
+    w.value(x);
+  }
+  w.end_array();
+  w.end_object();
+  return w.str() + "\n";
+}
+
+}  // namespace ibsetup::firmware

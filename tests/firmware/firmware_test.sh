@@ -1,0 +1,282 @@
+#!/bin/bash
+# ibsetup's firmware link-type step against the fake mstconfig (tests/firmware/fake_mstconfig)
+# over the sysfs fixtures: show, apply, re-apply, pending reboot, timeout, failures.
+# Usage: firmware_test.sh IBSETUP SOURCE_DIR
+set -u
+bin=$1
+src=$2
+fixtures=$src/tests/fixtures/sysfs
+work=$(mktemp -d)
+fail=0
+pass=0
+trap 'if [ "$fail" = 0 ]; then rm -rf "$work"; else echo "kept $work"; fi' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() {
+  echo "FAIL $1"
+  [ $# -gt 1 ] && echo "$2" | head -30
+  fail=$((fail + 1))
+}
+expect_code() { [ "$2" = "$3" ] && ok || bad "$1: exit $2, want $3" "$out"; }
+expect_grep() { grep -qE -- "$2" <<<"$3" && ok || bad "$1: no /$2/" "$3"; }
+expect_no_grep() { grep -qE -- "$2" <<<"$3" && bad "$1: unexpected /$2/" "$3" || ok; }
+
+# ibsetup gives mstconfig a clean environment, so the fake's settings are baked into a wrapper.
+# fake [VAR=VALUE...]: writes $work/mstconfig for this scenario and resets its log.
+fake() {
+  {
+    echo '#!/bin/sh'
+    echo "env > '$work/env.log'"
+    echo "export FAKE_MSTCONFIG_STATE='$work/state' FAKE_MSTCONFIG_LOG='$work/log'"
+    for kv in "$@"; do echo "export $kv"; done
+    echo "exec python3 '$src/tests/firmware/fake_mstconfig' \"\$@\""
+  } >"$work/mstconfig"
+  chmod +x "$work/mstconfig"
+  rm -f "$work/log" "$work/env.log"
+}
+# state PCI P1 [P2]: the device's next-boot link types.
+state() {
+  mkdir -p "$work/state"
+  local pci=$1
+  shift
+  : >"$work/state/$pci"
+  local n=1
+  for t in "$@"; do
+    echo "LINK_TYPE_P$n=$t" >>"$work/state/$pci"
+    n=$((n + 1))
+  done
+}
+log() { cat "$work/log" 2>/dev/null; }
+export IBSETUP_REBOOT_MARKER=$work/run/reboot-required
+export LEAK_CHECK=must-not-reach-mstconfig
+fw() { "$bin" firmware "$@" --mstconfig "$work/mstconfig" --lock-file "$work/lock" 2>&1; }
+
+cat >"$work/two.yaml" <<'EOF'
+version: 1
+nodes:
+  - hosts: "n1"
+    hcas:
+      - {device: mlx5_0, link_type: ib}
+      - {device: mlx5_1, link_type: ib}
+    interfaces:
+      - {name: ib0, device: mlx5_0, port: 1}
+EOF
+cat >"$work/vpi.yaml" <<'EOF'
+version: 1
+nodes:
+  - hosts: "v1"
+    hcas:
+      - device: mlx5_0
+        ports:
+          - {port: 1, link_type: ib}
+          - {port: 2, link_type: ib}
+    interfaces:
+      - {name: ib0, device: mlx5_0, port: 1}
+EOF
+cat >"$work/eth.yaml" <<'EOF'
+version: 1
+nodes:
+  - hosts: "e1"
+    hcas:
+      - device: mlx5_0
+        link_type: ib
+        ports:
+          - {port: 2, link_type: eth}
+    interfaces:
+      - {name: ib0, device: mlx5_0, port: 1}
+      - {name: ib1, device: mlx5_0, port: 2}
+EOF
+cat >"$work/none.yaml" <<'EOF'
+version: 1
+nodes:
+  - hosts: "n1"
+    interfaces:
+      - {name: ib0, device: mlx5_0, port: 1}
+EOF
+two=(--node n1 --sysfs-root "$fixtures/hdr-2hca")
+vpi=(--node v1 --sysfs-root "$fixtures/vpi-eth-port")
+
+# 1. show: one port differs; only queries run, one per HCA, naming the host's ports.
+fake
+state 0000:3b:00.0 ETH
+state 0000:86:00.0 IB
+out=$(fw "$work/two.yaml" "${two[@]}"); code=$?
+expect_code "show" "$code" 0
+expect_grep "show: the change" '~ mlx5_0 port 1 \(0000:3b:00.0\): next boot ETH -> IB, running InfiniBand' "$out"
+expect_grep "show: unchanged port" '^    mlx5_1 port 1 \(0000:86:00.0\): IB, running InfiniBand' "$out"
+expect_grep "show: queries" '^argv: -d 0000:3b:00.0 query LINK_TYPE_P1$' "$(log)"
+expect_no_grep "show: no set" 'set' "$(log)"
+env_seen=$(grep -v '^PWD=' "$work/env.log" | sort | tr '\n' ' ')
+[ "$env_seen" = "LC_ALL=C PATH=/usr/sbin:/usr/bin:/sbin:/bin " ] && ok || bad "clean environment" "$env_seen"
+out=$(fw "$work/two.yaml" "${two[@]}" --json)
+expect_grep "show --json" '^\{"host":"n1","declared":true,"queried":true,"devices":\[\{"device":"mlx5_0","pci":"0000:3b:00.0","ports":\[\{"port":1,"desired":"ib","next_boot":"eth","running":"InfiniBand","change":true,"reboot_pending":true\}\]\}' "$out"
+expect_grep "show --json counts" '"changes":1,"reboot_required":true,"applied":false,"done":\[\],"failure":null' "$out"
+
+# 2. apply: only the differing port is set (with -y), then queried again; the running port
+#    already is InfiniBand, so no reboot is owed.
+rm -f "$work/log"
+out=$(fw "$work/two.yaml" "${two[@]}" --apply); code=$?
+expect_code "apply" "$code" 0
+expect_grep "apply: set" '^argv: -y -d 0000:3b:00.0 set LINK_TYPE_P1=1$' "$(log)"
+expect_no_grep "apply: nothing set on mlx5_1" 'set.*0000:86:00.0' "$(log)"
+[ "$(grep -c '^argv: -d 0000:3b:00.0 query' "$work/log")" = 2 ] && ok || bad "apply: confirmed by a second query" "$(log)"
+expect_grep "apply: report" 'set mlx5_0 port 1 \(0000:3b:00.0\) LINK_TYPE_P1 ETH -> IB \(confirmed' "$out"
+expect_grep "apply: state" 'LINK_TYPE_P1=IB' "$(cat "$work/state/0000:3b:00.0")"
+[ ! -e "$IBSETUP_REBOOT_MARKER" ] && ok || bad "apply: no marker when no reboot is owed"
+
+# 3. re-apply: 0 changes, no set.
+rm -f "$work/log"
+out=$(fw "$work/two.yaml" "${two[@]}" --apply --json); code=$?
+expect_code "re-apply" "$code" 0
+expect_grep "re-apply: 0 changes" '"changes":0,"reboot_required":false,"applied":true,"done":\[\]' "$out"
+expect_no_grep "re-apply: no set" 'set' "$(log)"
+
+# 4. pending reboot: port 2 runs Ethernet; setting it to IB owes a reboot (exit 9, marker).
+fake
+state 0000:5e:00.0 IB ETH
+out=$(fw "$work/vpi.yaml" "${vpi[@]}" --apply); code=$?
+expect_code "reboot" "$code" 9
+expect_grep "reboot: set only port 2" '^argv: -y -d 0000:5e:00.0 set LINK_TYPE_P2=1$' "$(log)"
+expect_grep "reboot: message" 'reboot required' "$out"
+marker=$(cat "$IBSETUP_REBOOT_MARKER" 2>/dev/null)
+expect_grep "reboot: marker lists the device" '^mlx5_0 0000:5e:00.0 LINK_TYPE_P2=IB \(running Ethernet\)$' "$marker"
+expect_grep "reboot: marker header" '^# Managed by ibsetup' "$marker"
+[ "$(stat -c %a "$IBSETUP_REBOOT_MARKER")" = 644 ] && ok || bad "reboot: marker mode"
+# Again: the change is already pending; reported, not re-applied.
+rm -f "$work/log"
+out=$(fw "$work/vpi.yaml" "${vpi[@]}" --apply); code=$?
+expect_code "pending" "$code" 9
+expect_no_grep "pending: no set" 'set' "$(log)"
+expect_grep "pending: reported" '! mlx5_0 port 2 \(0000:5e:00.0\): next boot IB, running Ethernet: pending, reboot required' "$out"
+out=$(fw "$work/vpi.yaml" "${vpi[@]}" --json); code=$?
+expect_code "pending show exits 0" "$code" 0
+expect_grep "pending show --json" '"reboot_required":true' "$out"
+# Once nothing is owed (the two-HCA node is in sync), a stale marker is removed.
+fake
+state 0000:3b:00.0 IB
+state 0000:86:00.0 IB
+out=$(fw "$work/two.yaml" "${two[@]}" --apply); code=$?
+expect_code "in sync" "$code" 0
+[ ! -e "$IBSETUP_REBOOT_MARKER" ] && ok || bad "stale marker removed"
+
+# 5. timeout: a hung mstconfig is killed (its whole process group) and reported.
+fake FAKE_MSTCONFIG_HANG=query
+start=$(date +%s)
+out=$(IBSETUP_MSTCONFIG_TIMEOUT_MS=1000 fw "$work/two.yaml" "${two[@]}" --apply); code=$?
+elapsed=$(($(date +%s) - start))
+expect_code "timeout" "$code" 4
+expect_grep "timeout: reported" 'query LINK_TYPE_P1 did not finish within 1 s and was killed' "$out"
+[ "$elapsed" -lt 20 ] && ok || bad "timeout: took ${elapsed}s"
+expect_no_grep "timeout: nothing set" 'set' "$(log)"
+fake FAKE_MSTCONFIG_HANG=set
+state 0000:3b:00.0 ETH
+out=$(IBSETUP_MSTCONFIG_TIMEOUT_MS=1000 fw "$work/two.yaml" "${two[@]}" --apply); code=$?
+expect_code "timeout in set" "$code" 4
+expect_grep "timeout in set: reported" 'mlx5_0 \(0000:3b:00.0\): .*set LINK_TYPE_P1=1 did not finish within 1 s and was killed; no change was confirmed' "$out"
+
+# 6. failure mid-way over two HCAs: the first change is reported as done and stays.
+fake FAKE_MSTCONFIG_FAIL=set:0000:86:00.0
+state 0000:3b:00.0 ETH
+state 0000:86:00.0 ETH
+out=$(fw "$work/two.yaml" "${two[@]}" --apply); code=$?
+expect_code "mid-way" "$code" 4
+expect_grep "mid-way: first done" 'set mlx5_0 port 1 \(0000:3b:00.0\) LINK_TYPE_P1 ETH -> IB \(confirmed' "$out"
+expect_grep "mid-way: failure named" 'error: firmware: mlx5_1 \(0000:86:00.0\): mstconfig cannot open the device 0000:86:00.0: -E- Failed to open the device \(exit status 3\).*the changes listed above were made and stay' "$out"
+expect_grep "mid-way: first really set" 'LINK_TYPE_P1=IB' "$(cat "$work/state/0000:3b:00.0")"
+state 0000:3b:00.0 ETH
+out=$("$bin" firmware "$work/two.yaml" "${two[@]}" --apply --json --mstconfig "$work/mstconfig" --lock-file "$work/lock" 2>/dev/null)
+expect_grep "mid-way --json" '"done":\[\{"device":"mlx5_0","pci":"0000:3b:00.0","port":1,"from":"eth","to":"ib"\}\],"failure":"mlx5_1 \(0000:86:00.0\): mstconfig cannot open' "$out"
+# A query failure on the second HCA stops everything before the first is set.
+fake FAKE_MSTCONFIG_FAIL=query:0000:86:00.0
+state 0000:3b:00.0 ETH
+out=$(fw "$work/two.yaml" "${two[@]}" --apply); code=$?
+expect_code "query all first" "$code" 4
+expect_no_grep "query all first: nothing set" 'set' "$(log)"
+# A set that mstconfig says it did but the next query does not show is not reported as done.
+fake FAKE_MSTCONFIG_IGNORE_SET=1
+state 0000:86:00.0 IB
+out=$(fw "$work/two.yaml" "${two[@]}" --apply); code=$?
+expect_code "unconfirmed" "$code" 4
+expect_grep "unconfirmed: reported" 'mstconfig accepted IB but the next boot still shows ETH' "$out"
+
+# 7. specific errors.
+out=$("$bin" firmware "$work/two.yaml" "${two[@]}" --mstconfig "$work/no-such-mstconfig" 2>&1); code=$?
+expect_code "not installed" "$code" 4
+expect_grep "not installed: names the package" 'mstflint' "$out"
+fake
+rm -rf "$work/state"
+state 0000:86:00.0 IB
+out=$(fw "$work/two.yaml" "${two[@]}"); code=$?
+expect_code "cannot open" "$code" 4
+expect_grep "cannot open" 'mstconfig cannot open the device 0000:3b:00.0: -E- Failed to open the device \(exit status 3\); is there' "$out"
+fake FAKE_MSTCONFIG_SEMAPHORE=1
+out=$(fw "$work/two.yaml" "${two[@]}"); code=$?
+expect_code "secure boot" "$code" 4
+expect_grep "secure boot hint" 'Failed to open the device.*Secure Boot' "$out"
+fake
+echo unsupported >"$work/state/0000:3b:00.0"
+out=$(fw "$work/two.yaml" "${two[@]}"); code=$?
+expect_code "unsupported" "$code" 4
+expect_grep "unsupported" 'mstconfig does not support the adapter at 0000:3b:00.0: -E- Unsupported device' "$out"
+echo "SRIOV_EN=True" >"$work/state/0000:3b:00.0"
+out=$(fw "$work/two.yaml" "${two[@]}"); code=$?
+expect_code "fixed link type" "$code" 4
+expect_grep "fixed link type" 'link type is fixed on this adapter: 0000:3b:00.0' "$out"
+state 0000:3b:00.0 IB
+fake FAKE_MSTCONFIG_FORMAT=garbage
+out=$(fw "$work/two.yaml" "${two[@]}"); code=$?
+expect_code "unparseable" "$code" 4
+expect_grep "unparseable: quotes the line" "not understood: 'Konfiguration ungueltig: LINK_TYPE_P1 \?\?\?'" "$out"
+out=$(fw "$work/two.yaml" --node n1 --sysfs-root "$fixtures/hfi1-mlx4-mlx5-class-only"); code=$?
+expect_code "no pci" "$code" 4
+expect_grep "no pci" 'mlx5_0 has no PCI address' "$out"
+out=$(fw "$work/two.yaml" --node n1 --sysfs-root "$fixtures/mlx4-connectx3"); code=$?
+expect_code "hca not on host" "$code" 3
+expect_grep "hca not on host" "HCA mlx5_0 is not on this host" "$out"
+
+# 8. the output formats of other mstflint/MFT versions.
+for format in mft-old sysfs tabs extended grep; do
+  fake FAKE_MSTCONFIG_FORMAT=$format
+  state 0000:3b:00.0 ETH
+  state 0000:86:00.0 IB
+  out=$(fw "$work/two.yaml" "${two[@]}" --json); code=$?
+  expect_code "format $format" "$code" 0
+  expect_grep "format $format" '"changes":1,' "$out"
+done
+
+# 9. no link_type in the profile: mstconfig is never run.
+fake
+out=$(fw "$work/none.yaml" "${two[@]}"); code=$?
+expect_code "no link_type" "$code" 0
+expect_grep "no link_type" 'declares no link_type for n1' "$out"
+[ ! -e "$work/log" ] && ok || bad "no link_type: mstconfig was run"
+
+# 10. IPoIB declared on a port that is or will be Ethernet.
+state 0000:5e:00.0 IB ETH
+out=$(fw "$work/eth.yaml" --node e1 --sysfs-root "$fixtures/vpi-eth-port"); code=$?
+expect_grep "eth warning" 'warning: ib1: IPoIB is declared on mlx5_0 port 2, whose link type the profile sets to eth' "$out"
+state 0000:5e:00.0 ETH ETH
+out=$(fw "$work/vpi.yaml" "${vpi[@]}")
+expect_grep "eth next boot warning" 'warning: ib0: IPoIB is declared on mlx5_0 port 1, whose link type is ETH in the firmware for the next boot' "$out"
+
+# 11. plan shows the firmware part; --detailed-exitcode counts it; --no-firmware skips it.
+state 0000:3b:00.0 ETH
+state 0000:86:00.0 IB
+out=$("$bin" plan "$work/two.yaml" "${two[@]}" --mstconfig "$work/mstconfig" --detailed-exitcode 2>&1); code=$?
+expect_code "plan" "$code" 6
+expect_grep "plan: firmware section" '~ mlx5_0 port 1 \(0000:3b:00.0\): next boot ETH -> IB' "$out"
+out=$("$bin" plan "$work/two.yaml" "${two[@]}" --mstconfig "$work/mstconfig" --no-firmware 2>&1)
+expect_no_grep "plan --no-firmware" 'firmware' "$out"
+out=$("$bin" plan "$work/two.yaml" "${two[@]}" 2>&1)
+expect_grep "plan on a captured tree: not queried" 'next boot not queried' "$out"
+out=$("$bin" firmware "$work/two.yaml" "${two[@]}" 2>&1); code=$?
+expect_code "firmware on a tree needs --mstconfig" "$code" 2
+out=$("$bin" apply "$work/two.yaml" --node n1 --dry-run --no-firmware 2>&1)
+expect_grep "apply --no-firmware" 'firmware link types: skipped \(--no-firmware\)' "$out"
+# A dry run on this machine (no such HCA) reports the firmware part as unknown and goes on.
+out=$("$bin" apply "$work/two.yaml" --node n1 --dry-run --mstconfig "$work/mstconfig" 2>&1)
+expect_grep "apply --dry-run" 'firmware link types: not known: .*HCA mlx5_0 is not on this host' "$out"
+expect_grep "apply --dry-run goes on" '^plan for n1' "$out"
+
+echo "firmware: $pass passed, $fail failed"
+[ "$fail" = 0 ]

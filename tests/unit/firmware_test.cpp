@@ -1,0 +1,367 @@
+// mstconfig output parsing over every real capture, and the firmware step's logic with a fake
+// tool.
+#include "gtest_compat.hpp"
+#include "test_util.hpp"
+
+#include <ibsetup/firmware.hpp>
+
+#include <map>
+#include <regex>
+#include <set>
+
+namespace ibsetup::firmware {
+namespace {
+
+using profile::LinkType;
+
+const std::filesystem::path k_captures = IBSETUP_FIXTURES "/mstconfig";
+
+// The mstconfig outputs in a capture: the header comments, the author's prompt and command
+// lines and the '...' of a cut listing are not mstconfig's; a command line starts a new output.
+std::vector<std::string> outputs(const std::string& file)
+{
+  static const std::regex k_command(
+      R"(^(# (source|note):|\S+@\S+.*[#$]( |$)|\[\S+@.*\]#|\$ |sh-[0-9.]+# |(sudo )?m(st|lx)config ))");
+  std::vector<std::string> out{""};
+  std::istringstream in(test::read_text(k_captures / file));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (std::regex_search(line, k_command)) {
+      if (!out.back().empty()) {
+        out.emplace_back();
+      }
+      continue;
+    }
+    if (line != "...") {
+      out.back() += line + "\n";
+    }
+  }
+  if (out.back().empty() && out.size() > 1) {
+    out.pop_back();
+  }
+  return out;
+}
+
+struct Expected {
+  std::optional<std::string> device;
+  std::vector<std::string> columns;
+  std::optional<std::string> p1;  // Next Boot
+  std::optional<std::string> p2;
+  std::optional<std::string> p1_new;
+  std::optional<std::string> p2_new;
+  std::vector<std::string> errors;
+  bool semaphore = false;
+  bool applied = false;
+};
+
+const std::map<std::string, Expected>& expectations()
+{
+  const std::vector<std::string> nb{"Next Boot"};
+  const std::vector<std::string> nb_new{"Next Boot", "New"};
+  static const std::map<std::string, Expected> k{
+      {"1.txt", {"/dev/mst/mt4115_pciconf0", {}, "ETH(2)", {}, {}, {}, {}, false, false}},
+      {"2.txt", {"/dev/mst/mt4103_pci_cr0", nb, "ETH(2)", "ETH(2)", {}, {}, {}, false, false}},
+      {"3.txt", {"/dev/mst/mt4103_pciconf0", nb, "VPI(3)", "VPI(3)", {}, {}, {}, false, false}},
+      {"4.txt", {"/dev/mst/mt4099_pciconf0", nb, "ETH(2)", "ETH(2)", {}, {}, {}, false, false}},
+      {"5.txt",
+       {"/dev/mst/mtxxxx_pciconf0", nb_new, "IB(1)", "IB(1)", "ETH(2)", "ETH(2)", {}, false, true}},
+      {"6.txt",
+       {"/dev/mst/mt4103_pci_cr0", nb_new, "ETH(2)", "ETH(2)", "IB(1)", "IB(1)", {}, false, true}},
+      {"7.txt", {"0005:03:00.0", nb_new, "ETH(2)", "IB(1)", "ETH(2)", "ETH(2)", {}, false, true}},
+      {"8.txt", {{}, {}, "IB(1)", "IB(1)", {}, {}, {}, false, false}},
+      {"9.txt",
+       {"/dev/mst/mt4123_pciconf0", nb_new, "IB(1)", "IB(1)", "ETH(2)", "ETH(2)", {}, false, true}},
+      {"10.txt", {"/dev/mst/mt4103_pciconf0", nb_new, "IB(1)", {}, "ETH(2)", {}, {}, false, true}},
+      {"11.txt", {{}, {}, {}, {}, {}, {}, {"Failed to open the device"}, true, false}},
+      {"13.txt", {{}, {}, {}, {}, {}, {}, {"Unsupported device"}, false, false}},
+      {"14.txt", {"0000:05:00.0", nb, "ETH(2)", "VPI(3)", {}, {}, {}, false, false}},
+      {"15.txt", {"0000:0d:00.0", nb_new, {}, {}, {}, {}, {}, false, true}},
+  };
+  return k;
+}
+
+TEST(MstconfigParse, EveryCaptureHasAnExpectation)
+{
+  const auto files = test::files_with(k_captures, ".txt");
+  EXPECT_EQ(files.size(), expectations().size());
+  for (const auto& f : files) {
+    EXPECT_EQ(expectations().count(f.filename().string()), 1U) << f;
+  }
+}
+
+TEST(MstconfigParse, EveryCapture)
+{
+  for (const auto& [file, want] : expectations()) {
+    const auto texts = outputs(file);
+    ASSERT_EQ(texts.size(), file == "8.txt" ? 2U : 1U) << file;
+    for (const auto& text : texts) {
+      SCOPED_TRACE(file);
+      MstconfigOutput got;
+      ASSERT_NO_THROW(got = parse_mstconfig(text)) << text;
+      EXPECT_EQ(got.device, want.device);
+      EXPECT_EQ(got.columns, want.columns);
+      EXPECT_EQ(got.value("LINK_TYPE_P1"), want.p1);
+      EXPECT_EQ(got.value("LINK_TYPE_P2"), want.p2);
+      EXPECT_EQ(got.value("LINK_TYPE_P1", "New"), want.p1_new);
+      EXPECT_EQ(got.value("LINK_TYPE_P2", "New"), want.p2_new);
+      EXPECT_EQ(got.errors, want.errors);
+      EXPECT_EQ(got.semaphore_denied, want.semaphore);
+      EXPECT_EQ(got.applied, want.applied);
+      EXPECT_EQ(got.reboot_notice, want.applied);
+    }
+  }
+}
+
+TEST(MstconfigParse, OtherParametersAreKept)
+{
+  const auto got = parse_mstconfig(outputs("15.txt").front());
+  EXPECT_EQ(got.device_type, "ConnectX5");
+  EXPECT_EQ(got.value("NUM_OF_VFS", "New"), "4");
+  EXPECT_EQ(parse_mstconfig(outputs("2.txt").front()).parameters.size(), 28U);
+  EXPECT_EQ(parse_mstconfig(outputs("1.txt").front()).value("NUM_OF_VFS"), "8");
+}
+
+TEST(MstconfigParse, TabsAndExtendedColumns)
+{
+  const auto tabs = parse_mstconfig(
+      "Device:\t0000:3b:00.0\nConfigurations:\tNext Boot\n\tLINK_TYPE_P1\t\tIB(1)\t\n");
+  EXPECT_EQ(tabs.value("LINK_TYPE_P1"), "IB(1)");
+  const auto e = parse_mstconfig(
+      "Configurations:          Default    Current     Next Boot\n"
+      "*        LINK_TYPE_P1    VPI(3)     IB(1)       ETH(2)\n"
+      "         LINK_TYPE_P2    VPI(3)     IB(1)       IB(1)\n"
+      "The '*' shows parameters with next value different from default/current value.\n");
+  EXPECT_EQ(e.columns, (std::vector<std::string>{"Default", "Current", "Next Boot"}));
+  EXPECT_EQ(e.value("LINK_TYPE_P1"), "ETH(2)");
+  EXPECT_EQ(e.value("LINK_TYPE_P1", "Current"), "IB(1)");
+  EXPECT_EQ(e.value("LINK_TYPE_P2"), "IB(1)");
+  EXPECT_EQ(parse_mstconfig("Configurations:   Next   Boot\n LINK_TYPE_P1 IB(1)\r\n")
+                .value("LINK_TYPE_P1"),
+            "IB(1)");
+}
+
+TEST(MstconfigParse, UnknownLinesAreErrorsQuotingTheLine)
+{
+  const std::vector<std::pair<std::string, int>> bad{
+      {"Device #1:\nSegmentation fault\n", 2},
+      {"Configurations:    Next Boot\n  LINK_TYPE_P1   IB(1)  ETH(2)\n", 2},  // too many values
+      {"Configurations:    Next Boot   Later\n", 1},
+      {"Konfigurationen:\n", 1},
+      {"Device #1:\nDevice #2:\n", 2},
+  };
+  for (const auto& [text, line] : bad) {
+    try {
+      parse_mstconfig(text);
+      ADD_FAILURE() << "parsed: " << text;
+    } catch (const ParseError& e) {
+      EXPECT_EQ(e.line(), line) << text;
+      EXPECT_NE(std::string(e.what()).find("not understood: '"), std::string::npos);
+    }
+  }
+}
+
+TEST(MstconfigParse, LinkTypeValues)
+{
+  EXPECT_EQ(parse_link_type("IB(1)"), LinkType::ib);
+  EXPECT_EQ(parse_link_type("ETH(2)"), LinkType::eth);
+  EXPECT_EQ(parse_link_type("VPI(3)"), LinkType::vpi);
+  EXPECT_EQ(parse_link_type("ETH"), LinkType::eth);
+  EXPECT_EQ(parse_link_type("1"), LinkType::ib);
+  EXPECT_FALSE(parse_link_type("IB(2)"));
+  EXPECT_FALSE(parse_link_type("True(1)"));
+  EXPECT_FALSE(parse_link_type(""));
+  EXPECT_EQ(mst_value(LinkType::vpi), 3);
+}
+
+// A Tool that answers from a map and records what it was asked.
+class FakeTool : public Tool {
+public:
+  std::map<std::string, std::map<int, LinkType>> next;
+  std::set<std::string> failing_query;
+  std::set<std::string> failing_set;
+  std::vector<std::string> calls;
+
+  std::vector<std::pair<int, LinkType>> query(const std::string& pci,
+                                              const std::vector<int>& ports) override
+  {
+    calls.push_back("query " + pci);
+    if (failing_query.count(pci) != 0) {
+      throw EnvironmentError("query failed");
+    }
+    std::vector<std::pair<int, LinkType>> out;
+    for (int p : ports) {
+      out.emplace_back(p, next.at(pci).at(p));
+    }
+    return out;
+  }
+  void set(const std::string& pci, const std::vector<std::pair<int, LinkType>>& values) override
+  {
+    calls.push_back("set " + pci);
+    if (failing_set.count(pci) != 0) {
+      throw EnvironmentError("set failed");
+    }
+    for (const auto& [p, t] : values) {
+      next[pci][p] = t;
+    }
+  }
+};
+
+inventory::Host two_hcas(const char* layer0 = "InfiniBand")
+{
+  inventory::Host h;
+  h.host = "n1";
+  for (int i = 0; i < 2; ++i) {
+    inventory::Device d;
+    d.name = "mlx5_" + std::to_string(i);
+    d.pci = inventory::PciLink{};
+    d.pci->address = i == 0 ? "0000:3b:00.0" : "0000:86:00.0";
+    for (int p = 1; p <= 2; ++p) {
+      inventory::Port port;
+      port.port = p;
+      port.link_layer = i == 0 && p == 1 ? layer0 : "InfiniBand";
+      d.ports.push_back(port);
+    }
+    h.devices.push_back(d);
+  }
+  return h;
+}
+
+profile::ResolvedNode node(const std::string& yaml_hcas)
+{
+  const auto p = profile::load_profile_text(
+      "version: 1\nnodes:\n  - hosts: n1\n    hcas:\n" + yaml_hcas +
+          "    interfaces:\n      - {name: ib0, device: mlx5_0, port: 1}\n",
+      "test.yaml");
+  return profile::resolve_node(p, "n1");
+}
+
+TEST(FirmwareState, HcaWideTypeCoversEveryPortAndPortsOverride)
+{
+  FakeTool tool;
+  tool.next["0000:3b:00.0"] = {{1, LinkType::ib}, {2, LinkType::ib}};
+  const auto s = query_state(node("      - device: mlx5_0\n        link_type: ib\n        ports:\n"
+                                  "          - {port: 2, link_type: eth}\n"),
+                             two_hcas(), &tool);
+  ASSERT_EQ(s.devices.size(), 1U);
+  ASSERT_EQ(s.devices[0].ports.size(), 2U);
+  EXPECT_EQ(s.devices[0].ports[0].desired, LinkType::ib);
+  EXPECT_EQ(s.devices[0].ports[1].desired, LinkType::eth);
+  EXPECT_FALSE(s.devices[0].ports[0].differs());
+  EXPECT_TRUE(s.devices[0].ports[1].differs());
+  EXPECT_TRUE(s.warnings.empty());
+}
+
+TEST(FirmwareState, EveryDeviceIsQueriedBeforeAnythingIsSet)
+{
+  FakeTool tool;
+  tool.next["0000:3b:00.0"] = {{1, LinkType::eth}, {2, LinkType::eth}};
+  tool.failing_query.insert("0000:86:00.0");
+  const auto n = node(
+      "      - {device: mlx5_0, link_type: ib}\n"
+      "      - {device: mlx5_1, link_type: ib}\n");
+  EXPECT_THROW(query_state(n, two_hcas(), &tool), EnvironmentError);
+  EXPECT_EQ(tool.calls, (std::vector<std::string>{"query 0000:3b:00.0", "query 0000:86:00.0"}));
+}
+
+TEST(FirmwareState, FailureMidWayKeepsWhatWasDone)
+{
+  FakeTool tool;
+  tool.next["0000:3b:00.0"] = {{1, LinkType::eth}, {2, LinkType::ib}};
+  tool.next["0000:86:00.0"] = {{1, LinkType::eth}, {2, LinkType::eth}};
+  tool.failing_set.insert("0000:86:00.0");
+  const auto n = node(
+      "      - {device: mlx5_0, link_type: ib}\n"
+      "      - {device: mlx5_1, link_type: ib}\n");
+  const auto s = query_state(n, two_hcas(), &tool);
+  const auto r = apply_state(s, tool);
+  EXPECT_FALSE(r.ok());
+  ASSERT_EQ(r.done.size(), 1U);
+  EXPECT_EQ(r.done[0].device, "mlx5_0");
+  EXPECT_EQ(r.done[0].port, 1);
+  EXPECT_EQ(r.done[0].from, LinkType::eth);
+  EXPECT_NE(r.failure->find("mlx5_1 (0000:86:00.0): set failed"), std::string::npos);
+  EXPECT_EQ(tool.calls.back(), "set 0000:86:00.0");
+}
+
+TEST(FirmwareState, RebootPendingComparesNextBootWithTheRunningPort)
+{
+  FakeTool tool;
+  tool.next["0000:3b:00.0"] = {{1, LinkType::ib}, {2, LinkType::ib}};
+  const auto n = node("      - {device: mlx5_0, link_type: ib}\n");
+  const auto s = query_state(n, two_hcas("Ethernet"), &tool);
+  EXPECT_FALSE(s.devices[0].differs());
+  EXPECT_TRUE(s.devices[0].ports[0].reboot_pending());
+  const auto r = apply_state(s, tool);
+  EXPECT_TRUE(r.ok());
+  EXPECT_TRUE(r.done.empty());
+  EXPECT_TRUE(r.reboot_required());
+  EXPECT_EQ(tool.calls.size(), 1U);  // pending, not set again
+
+  PortLinkType vpi;
+  vpi.next_boot = LinkType::vpi;
+  vpi.link_layer = "Ethernet";
+  EXPECT_FALSE(vpi.reboot_pending());
+}
+
+TEST(FirmwareState, ProblemsBeforeAnyQuery)
+{
+  FakeTool tool;
+  auto host = two_hcas();
+  EXPECT_THROW(query_state(node("      - {device: mlx5_7, link_type: ib}\n"), host, &tool),
+               InputError);
+  host.devices[0].pci.reset();
+  EXPECT_THROW(query_state(node("      - {device: mlx5_0, link_type: ib}\n"), host, &tool),
+               EnvironmentError);
+  EXPECT_TRUE(tool.calls.empty());
+  // A pci: in the profile stands in for the missing sysfs link.
+  tool.next["0000:3b:00.0"] = {{1, LinkType::ib}, {2, LinkType::ib}};
+  EXPECT_NO_THROW(query_state(
+      node("      - {device: mlx5_0, pci: \"0000:3b:00.0\", link_type: ib}\n"), host, &tool));
+}
+
+TEST(FirmwareState, NoLinkTypeNoQuery)
+{
+  FakeTool tool;
+  const auto n = node("      - {device: mlx5_0}\n");
+  EXPECT_FALSE(declares_link_type(n));
+  const auto s = query_state(n, two_hcas(), &tool);
+  EXPECT_TRUE(s.devices.empty());
+  EXPECT_TRUE(tool.calls.empty());
+}
+
+TEST(FirmwareState, WarnsAboutIpoibOnEthernet)
+{
+  FakeTool tool;
+  tool.next["0000:3b:00.0"] = {{1, LinkType::eth}, {2, LinkType::ib}};
+  const auto s = query_state(node("      - {device: mlx5_0, link_type: ib}\n"), two_hcas(), &tool);
+  ASSERT_EQ(s.warnings.size(), 1U);
+  EXPECT_NE(s.warnings[0].find("ib0: IPoIB is declared on mlx5_0 port 1, whose link type is ETH"),
+            std::string::npos);
+}
+
+TEST(FirmwareMarker, WrittenAtomicallyAndRemovedWhenNothingIsOwed)
+{
+  test::TempDir dir;
+  const auto path = (dir.path() / "run" / "reboot-required").string();
+  State s;
+  DeviceLinkTypes d;
+  d.device = "mlx5_0";
+  d.pci = "0000:3b:00.0";
+  PortLinkType p;
+  p.port = 1;
+  p.next_boot = LinkType::ib;
+  p.link_layer = "Ethernet";
+  d.ports.push_back(p);
+  s.devices.push_back(d);
+  update_reboot_marker(path, s);
+  const auto text = test::read_text(path);
+  EXPECT_NE(text.find("\nmlx5_0 0000:3b:00.0 LINK_TYPE_P1=IB (running Ethernet)\n"),
+            std::string::npos);
+  s.devices[0].ports[0].link_layer = "InfiniBand";
+  update_reboot_marker(path, s);
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_NO_THROW(update_reboot_marker(path, s));  // already gone
+}
+
+}  // namespace
+}  // namespace ibsetup::firmware
