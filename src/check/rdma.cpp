@@ -129,7 +129,7 @@ void Loop::start(Probe& p)
   if (p.target.source) {
     src = to_sockaddr(*p.target.source);
   }
-  sockaddr_storage dst = to_sockaddr(p.target.address);
+  sockaddr_storage dst = to_sockaddr(p.target.address, m_options.port);
   // The kernel gets the same budget: it then reports ETIMEDOUT itself (with its reason) when
   // it can, and the loop's own deadline is the backstop.
   if (rdma_resolve_addr(p.id, p.target.source ? reinterpret_cast<sockaddr*>(&src) : nullptr,

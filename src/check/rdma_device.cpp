@@ -27,6 +27,25 @@ const char* link_layer_name(uint8_t link_layer)
   }
 }
 
+// As sysfs and ibstat spell them (ibv_port_state_str's wording differs between versions).
+const char* state_name(ibv_port_state state)
+{
+  switch (state) {
+  case IBV_PORT_DOWN:
+    return "DOWN";
+  case IBV_PORT_INIT:
+    return "INIT";
+  case IBV_PORT_ARMED:
+    return "ARMED";
+  case IBV_PORT_ACTIVE:
+    return "ACTIVE";
+  case IBV_PORT_ACTIVE_DEFER:
+    return "ACTIVE_DEFER";
+  default:
+    return "NOP";
+  }
+}
+
 // The RDMA device at a PCI address: the name under the PCI device's infiniband/ directory.
 std::string device_at(const std::string& sysfs_root, const std::string& pci)
 {
@@ -98,7 +117,7 @@ Result query(ibv_context* ctx, const std::string& device, int port)
     r.message = r.subject + ": opens, but ibv_query_port failed: " + std::strerror(rc);
     return r;
   }
-  const std::string state = ibv_port_state_str(attr.state);
+  const std::string state = state_name(attr.state);
   r.observed = "port " + state + ", link layer " + link_layer_name(attr.link_layer);
   if (attr.state != IBV_PORT_ACTIVE) {
     r.status = Status::warn;
