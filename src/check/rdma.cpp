@@ -93,9 +93,9 @@ void Loop::fail_route(Probe& p, bool timed_out, const std::string& detail)
 {
   const auto now = Clock::now();
   p.route.status = Status::fail;
-  p.route.observed = timed_out ? "not resolved within " +
-                                     std::to_string(p.route_deadline.budget_ms()) + " ms"
-                               : detail;
+  p.route.observed =
+      timed_out ? "not resolved within " + std::to_string(p.route_deadline.budget_ms()) + " ms"
+                : detail;
   p.route.message = route_failure_message(p.target, timed_out, p.route_deadline.budget_ms(),
                                           elapsed_ms(p.route_deadline.start(), now), detail);
   p.ping.status = Status::skip;
@@ -108,12 +108,12 @@ void Loop::fail_ping(Probe& p, bool timed_out, const std::string& detail)
 {
   const auto now = Clock::now();
   p.ping.status = Status::fail;
-  p.ping.observed = timed_out ? "not finished within " +
-                                    std::to_string(p.ping_deadline.budget_ms()) + " ms"
-                              : detail;
-  p.ping.message = pingpong_failure_message(p.target, m_options.port, timed_out,
-                                            p.ping_deadline.budget_ms(),
-                                            elapsed_ms(p.ping_deadline.start(), now), detail);
+  p.ping.observed =
+      timed_out ? "not finished within " + std::to_string(p.ping_deadline.budget_ms()) + " ms"
+                : detail;
+  p.ping.message =
+      pingpong_failure_message(p.target, m_options.port, timed_out, p.ping_deadline.budget_ms(),
+                               elapsed_ms(p.ping_deadline.start(), now), detail);
   close(p);
 }
 

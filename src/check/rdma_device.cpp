@@ -171,7 +171,8 @@ std::vector<Result> device_checks(const profile::ResolvedNode& node, const RdmaO
     }
     const std::string subject = subject_of(name, p.port);
     if (!list.ok()) {
-      result(subject, Status::fail, std::string("ibv_get_device_list: ") + std::strerror(list.error()),
+      result(subject, Status::fail,
+             std::string("ibv_get_device_list: ") + std::strerror(list.error()),
              std::string("cannot list RDMA devices: ") + std::strerror(list.error()));
       continue;
     }

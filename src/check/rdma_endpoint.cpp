@@ -194,8 +194,8 @@ void set_nonblocking(int fd, const char* what)
 {
   const int flags = fcntl(fd, F_GETFL);
   if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-    throw std::runtime_error(std::string("cannot make the ") + what + " non-blocking: " +
-                             std::strerror(errno));
+    throw std::runtime_error(std::string("cannot make the ") + what +
+                             " non-blocking: " + std::strerror(errno));
   }
 }
 

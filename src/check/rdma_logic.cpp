@@ -160,8 +160,8 @@ std::string event_detail(const std::string& event_name, int status, bool is_reje
   return event_name + ": " + std::strerror(status < 0 ? -status : status);
 }
 
-std::string route_failure_message(const Target& target, bool timed_out, int budget_ms,
-                                  long elapsed, const std::string& detail)
+std::string route_failure_message(const Target& target, bool timed_out, int budget_ms, long elapsed,
+                                  const std::string& detail)
 {
   std::string m = target.host + ": RDMA route to " + target.address.str();
   if (timed_out) {
@@ -172,8 +172,8 @@ std::string route_failure_message(const Target& target, bool timed_out, int budg
   return m + " (" + detail + ")";
 }
 
-std::string pingpong_failure_message(const Target& target, int port, bool timed_out,
-                                     int budget_ms, long elapsed, const std::string& detail)
+std::string pingpong_failure_message(const Target& target, int port, bool timed_out, int budget_ms,
+                                     long elapsed, const std::string& detail)
 {
   std::string m = target.host + ": RDMA ping-pong with " + target.address.str() + " port " +
                   std::to_string(port);

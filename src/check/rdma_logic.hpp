@@ -89,12 +89,12 @@ std::string reject_reason_text(int reason);
 //   "cn064: RDMA route to 10.10.0.64 not resolved within 1000 ms (DETAIL)"
 // otherwise the resolution failed early:
 //   "cn064: RDMA route to 10.10.0.64 failed after 3 ms (DETAIL)"
-std::string route_failure_message(const Target& target, bool timed_out, int budget_ms,
-                                  long elapsed, const std::string& detail);
+std::string route_failure_message(const Target& target, bool timed_out, int budget_ms, long elapsed,
+                                  const std::string& detail);
 
 // rdma.pingpong failures, worded the same way ("RDMA ping-pong with 10.10.0.64 port 18515").
-std::string pingpong_failure_message(const Target& target, int port, bool timed_out,
-                                     int budget_ms, long elapsed, const std::string& detail);
+std::string pingpong_failure_message(const Target& target, int port, bool timed_out, int budget_ms,
+                                     long elapsed, const std::string& detail);
 
 // The subject of a peer-address result: the host, plus the interface when it has several
 // addresses ("cn064", "cn064/ib0.8001").

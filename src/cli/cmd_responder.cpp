@@ -14,8 +14,9 @@ namespace ibsetup::cli {
 RdmaCommands::RdmaCommands(CLI::App& app)
 {
   m_responder = app.add_subcommand(
-      "responder", "Answer the rdma.pingpong check of other nodes: accept RDMA RC connections "
-                   "and echo every message");
+      "responder",
+      "Answer the rdma.pingpong check of other nodes: accept RDMA RC connections "
+      "and echo every message");
   m_responder->add_option("--bind", m_bind, "Listen on this address only (default: every one)");
   m_responder->add_option("--port", m_port, "RDMA CM port to listen on (default 18515)")
       ->check(CLI::Range(1, 65535));
@@ -36,8 +37,9 @@ RdmaCommands::RdmaCommands(CLI::App& app)
   m_rdma_check->add_flag("--json", m_json, "Print the results as JSON");
   m_rdma_check->add_flag("--pingpong", m_pingpong,
                          "Also exchange a message with `ibsetup responder` on each peer");
-  m_rdma_check->add_option("--timeout-ms", m_timeout_ms,
-                           "Deadline for each peer address, in milliseconds (default 1000)")
+  m_rdma_check
+      ->add_option("--timeout-ms", m_timeout_ms,
+                   "Deadline for each peer address, in milliseconds (default 1000)")
       ->check(CLI::Range(1, 3600000));
   m_rdma_check->add_option("--port", m_port, "The peers' responder port (default 18515)")
       ->check(CLI::Range(1, 65535));
