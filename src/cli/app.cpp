@@ -55,6 +55,7 @@ int run(int argc, char** argv)
   RenderCommands render_cmds(app, pipeline_cmds.apply_command());
   CheckCommands check_cmds(app);
   FirmwareCommands firmware_cmds(app);
+  RdmaCommands rdma_cmds(app);
 
   try {
     app.parse(argc, argv);
@@ -90,6 +91,9 @@ int run(int argc, char** argv)
     }
     if (code < 0) {
       code = check_cmds.run();
+    }
+    if (code < 0) {
+      code = rdma_cmds.run();
     }
     return code;
   } catch (const Error& e) {

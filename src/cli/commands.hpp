@@ -100,6 +100,31 @@ private:
   bool m_offline = false;
 };
 
+// responder, rdma-check (the RDMA checks alone, until `check` runs them)
+class RdmaCommands {
+public:
+  explicit RdmaCommands(CLI::App& app);
+  int run();
+
+private:
+  int responder();
+  int rdma_check();
+
+  CLI::App* m_responder = nullptr;
+  CLI::App* m_rdma_check = nullptr;
+  std::string m_bind;
+  int m_port = 18515;
+  int m_count = 0;
+  bool m_once = false;
+  int m_timeout = 0;
+  bool m_quiet = false;
+  std::string m_file;
+  std::string m_node;
+  bool m_json = false;
+  bool m_pingpong = false;
+  int m_timeout_ms = 1000;
+};
+
 }  // namespace ibsetup::cli
 
 namespace ibsetup::cli {

@@ -10,10 +10,12 @@
 #   ===GUEST BEGIN test.sh===   and   ===GUEST END test.sh rc=N===
 # on the serial console and powers off.
 #
-# Caches in OUTDIR: the kernel .deb (debs/) and the kernel's needed modules (kernel-KVER/), so a
-# rerun neither downloads nor unpacks the kernel again; only the initramfs is rebuilt.
+# Caches in OUTDIR, or in $GUEST_CACHE when set (so that several guests share one download):
+# the kernel .deb (debs/) and the kernel's needed modules (kernel-KVER/), so a rerun neither
+# downloads nor unpacks the kernel again; only the initramfs is rebuilt. The cache is locked
+# while the kernel part runs (two tests may build their guests at once).
 #
-# Environment: GUEST_SCRIPT (see above); KERNEL_PACKAGE (default: the linux-image-*-amd64 that
+# Environment: GUEST_SCRIPT (see above); GUEST_CACHE (see above); KERNEL_PACKAGE (default: the linux-image-*-amd64 that
 # linux-image-amd64 depends on); GUEST_STRIP=0 keeps debug info in the copied binaries.
 set -euo pipefail
 
@@ -33,6 +35,8 @@ script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mkdir -p "$1"
 outdir=$(cd "$1" && pwd)
 shift
+mkdir -p "${GUEST_CACHE:-$outdir}"
+cache=$(cd "${GUEST_CACHE:-$outdir}" && pwd)
 binaries=("$@")
 guest_script=${GUEST_SCRIPT:-$script_dir/guest_inspect.sh}
 [[ -f $guest_script ]] || die "guest script $guest_script not found"
@@ -50,7 +54,7 @@ host_tools=(
   "/sbin/ip|/usr/sbin/ip"
 )
 
-for tool in dpkg dpkg-deb depmod cpio gzip ldd apt-get apt-cache; do
+for tool in dpkg dpkg-deb depmod cpio gzip ldd apt-get apt-cache flock; do
   command -v "$tool" >/dev/null || die "$tool not found (see tests/qemu/README.md for packages)"
 done
 
@@ -77,16 +81,18 @@ kernel_package() {
   if [[ -z $pkg ]]; then
     # Offline with no package lists: fall back to a cached download.
     local cached
-    cached=$(ls -1 "$outdir"/debs/linux-image-*-amd64_*.deb 2>/dev/null | sort -V | tail -n1 || true)
+    cached=$(ls -1 "$cache"/debs/linux-image-*-amd64_*.deb 2>/dev/null | sort -V | tail -n1 || true)
     [[ -n $cached ]] || die "cannot find the kernel package linux-image-amd64 depends on"
     pkg=$(dpkg-deb -f "$cached" Package)
   fi
   echo "$pkg"
 }
 
+exec 8>"$cache/.kernel-lock"
+flock 8
 pkg=$(kernel_package)
-mkdir -p "$outdir/debs"
-deb=$(ls -1 "$outdir/debs/${pkg}"_*_amd64.deb 2>/dev/null | sort -V | tail -n1 || true)
+mkdir -p "$cache/debs"
+deb=$(ls -1 "$cache/debs/${pkg}"_*_amd64.deb 2>/dev/null | sort -V | tail -n1 || true)
 if [[ -n $deb ]] && ! dpkg-deb -I "$deb" >/dev/null 2>&1; then
   log "discarding damaged $deb"
   rm -f "$deb"
@@ -101,11 +107,11 @@ if [[ -z $deb ]]; then
   (cd "$tmp/dl" && apt-get download -q "$pkg" >&2) || die "apt-get download $pkg failed"
   deb=$(ls -1 "$tmp/dl/${pkg}"_*_amd64.deb | head -n1)
   dpkg-deb -I "$deb" >/dev/null || die "downloaded $deb is damaged"
-  mv "$deb" "$outdir/debs/"
-  deb="$outdir/debs/$(basename "$deb")"
+  mv "$deb" "$cache/debs/"
+  deb="$cache/debs/$(basename "$deb")"
 fi
 kver=${pkg#linux-image-}
-kdir="$outdir/kernel-$kver"
+kdir="$cache/kernel-$kver"
 # The cache key is the exact .deb (a security update keeps the package name).
 deb_id="$(basename "$deb") $(stat -c %s "$deb")"
 
@@ -172,6 +178,7 @@ if [[ ! -f $kdir/.complete || $(cat "$kdir/.complete") != "$deb_id" ]]; then
   echo "$deb_id" >"$kdir/.complete"
   log "kernel $kver: modules ${load_order[*]}"
 fi
+flock -u 8
 
 # ---------------------------------------------------------------------------------------------
 # Initramfs

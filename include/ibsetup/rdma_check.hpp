@@ -1,0 +1,55 @@
+// RDMA connectivity checks (rdma.device, rdma.route, rdma.pingpong) and the responder that the
+// ping-pong check talks to on the peer. Through libibverbs and librdmacm; no traffic unless
+// asked for.
+#pragma once
+
+#include <ibsetup/check.hpp>
+#include <ibsetup/profile.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ibsetup::check {
+
+// The TCP-style port space port (RDMA_PS_TCP) the responder listens on unless told otherwise.
+// 18515 is the default of the perftest and ibv_*_pingpong tools, which admins already open in
+// their firewalls and know as "the RDMA test port".
+constexpr uint16_t k_responder_port = 18515;
+
+struct RdmaOptions {
+  // Budget for each peer address: address and route resolution must finish within it. With
+  // pingpong, the connection and one echo get the same budget again, counted from the moment
+  // the route resolved. All peers run at the same time, so the whole check takes at most
+  // deadline_ms (2 * deadline_ms with pingpong), plus the device checks.
+  int deadline_ms = 1000;
+  bool pingpong = false;  // also an RC send/recv round trip with `ibsetup responder` on each peer
+  uint16_t port = k_responder_port;
+  std::string sysfs_root = "/sys";          // to find the device of an HCA given by PCI address
+  std::string dev_dir = "/dev/infiniband";  // absent: every RDMA check is skipped
+};
+
+// For each HCA port the node declares (hcas[].ports and interfaces' device/port): rdma.device,
+// the device opens and the port queries through libibverbs. For each peer address: rdma.route,
+// librdmacm resolves the address (ARP/ND over the IPoIB or RoCE netdev) and the route (an SA
+// path query on InfiniBand) within the deadline; with pingpong, rdma.pingpong. Never throws for
+// what it finds on the host or the fabric: every problem is a result.
+std::vector<Result> check_rdma(const profile::ResolvedNode& node, const RdmaOptions& options);
+
+struct ResponderOptions {
+  std::string bind;  // an address of this host; empty: every address
+  uint16_t port = k_responder_port;
+  int count = 0;        // stop after this many echoed exchanges; 0: never
+  int timeout_s = 0;    // stop after this many seconds; 0: never
+  int idle_ms = 10000;  // drop a connection that sends nothing for this long
+};
+
+// Accepts RC connections from rdma.pingpong and echoes each message back. log receives one line
+// per event (listening, echoed, dropped). Returns the number of exchanges served when count is
+// reached or timeout_s passed. Throws EnvironmentError when it cannot listen (no RDMA device, no
+// such address, port in use).
+int run_responder(const ResponderOptions& options,
+                  const std::function<void(const std::string&)>& log);
+
+}  // namespace ibsetup::check

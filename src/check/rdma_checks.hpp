@@ -1,0 +1,26 @@
+// The two halves of check_rdma(): the device checks (libibverbs) and the peer checks
+// (librdmacm event loop).
+#pragma once
+
+#include "check/rdma_logic.hpp"
+
+#include <ibsetup/rdma_check.hpp>
+
+struct rdma_event_channel;
+
+namespace ibsetup::check::rdma {
+
+// rdma.device results.
+std::vector<Result> device_checks(const profile::ResolvedNode& node, const RdmaOptions& options);
+
+// Resolves every target at once in one event loop on channel (and, with options.pingpong,
+// exchanges a message with each), each within options.deadline_ms. routes[i] and pings[i] are
+// target i's results with id, subject and expected set; the loop fills in the rest.
+void resolve_all(const RdmaOptions& options, rdma_event_channel* channel,
+                 const std::vector<Target>& targets, std::vector<Result>& routes,
+                 std::vector<Result>& pings);
+
+// rdma.route results, then rdma.pingpong results when options.pingpong.
+std::vector<Result> peer_checks(const profile::ResolvedNode& node, const RdmaOptions& options);
+
+}  // namespace ibsetup::check::rdma

@@ -1,0 +1,62 @@
+// What the ping-pong check and the responder share: one RC connection's verbs resources on a
+// librdmacm id, and address conversions. The only check code besides rdma.cpp and
+// rdma_responder.cpp that includes librdmacm.
+#pragma once
+
+#include <ibsetup/address.hpp>
+
+#include <rdma/rdma_cma.h>
+#include <sys/socket.h>
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace ibsetup::check::rdma {
+
+// Bytes of one ping and of its echo.
+constexpr size_t k_message_size = 64;
+
+// A protection domain, a completion queue whose completion channel is a pollable fd (so one
+// poll() waits for CM events and completions together), a QP on the id, and one registered
+// buffer for a send and a receive. Throws std::runtime_error ("ibv_create_cq: ...") when a
+// resource cannot be made. The id itself stays the caller's.
+class Endpoint {
+public:
+  explicit Endpoint(rdma_cm_id* id);
+  ~Endpoint();
+  Endpoint(const Endpoint&) = delete;
+  Endpoint& operator=(const Endpoint&) = delete;
+
+  int fd() const { return m_channel->fd; }
+  char* send_buffer() { return m_buffer.data(); }
+  char* recv_buffer() { return m_buffer.data() + k_message_size; }
+  void post_recv();
+  void post_send(size_t length);
+  // Takes the pending completion events and every completion; never blocks.
+  std::vector<ibv_wc> completions();
+
+private:
+  void release();
+
+  rdma_cm_id* m_id;
+  ibv_pd* m_pd = nullptr;
+  ibv_comp_channel* m_channel = nullptr;
+  ibv_cq* m_cq = nullptr;
+  ibv_mr* m_mr = nullptr;
+  bool m_qp = false;
+  unsigned m_unacked = 0;
+  std::array<char, 2 * k_message_size> m_buffer{};
+};
+
+// The address as a socket address (port 0 unless given).
+sockaddr_storage to_sockaddr(const IpAddress& address, uint16_t port = 0);
+// A socket address as text ("10.10.0.64"); "?" for other families.
+std::string sockaddr_text(const sockaddr* address);
+// An RC connection's parameters, the same on both sides.
+rdma_conn_param connection_parameters();
+// Sets O_NONBLOCK on fd; throws std::runtime_error on failure.
+void set_nonblocking(int fd, const char* what);
+
+}  // namespace ibsetup::check::rdma

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Judges the RDMA checks run by guest_rdma.sh in a QEMU guest (Soft-RoCE, real kernel stack).
+
+Usage: check_rdma_console.py CONSOLE_LOG
+
+Each `ibsetup rdma-check --json` run must give the expected verdict per check, and must end
+within its deadline plus 2 s (measured in the guest from /proc/uptime): a correctness bound
+that proves an unreachable peer cannot hang the check, not a benchmark. Prints one line per
+assertion and ends with `qemu: N passed, M failed`; exit code 0 when all hold.
+"""
+
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_inspect import Report, console_lines, no_markers, sections  # noqa: E402
+
+# Slack over the deadline for process start and teardown under software emulation.
+SLACK_S = 2.0
+
+
+def times(lines):
+    out = {}
+    for line in lines:
+        m = re.fullmatch(r"===TIME (\S+)=([0-9.]+) ([0-9.]+)===", line.strip())
+        if m:
+            out[m.group(1)] = float(m.group(3)) - float(m.group(2))
+    return out
+
+
+def results(r, out, rcs, name):
+    """{(id, subject): result} of one run, or None when it printed no JSON."""
+    for line in out.get(f"{name}-stderr", []):
+        r.info(f"{name} stderr: {line}")
+    try:
+        report = json.loads("\n".join(out.get(name, [])))
+    except ValueError as e:
+        r.check(f"{name}: output is JSON", False, error=str(e), head=out.get(name, [])[:5])
+        return None
+    for c in report["checks"]:
+        r.info(f"{name}: {c['status']:4} {c['id']:13} {c['subject']:7} observed: {c['observed']}"
+               f" | {c['message']}")
+    return {(c["id"], c["subject"]): c for c in report["checks"]}
+
+
+def expect(r, name, got, check_id, subject, status, *, message=(), observed=()):
+    c = got.get((check_id, subject))
+    if c is None:
+        r.check(f"{name}: {check_id} {subject} present", False)
+        return
+    ok = c["status"] == status and all(m in c["message"] for m in message) and all(
+        o in c["observed"] for o in observed)
+    r.check(f"{name}: {check_id} {subject} is {status}", ok, status=c["status"],
+            message=c["message"], observed=c["observed"], expected=c["expected"])
+
+
+def bounded(r, name, elapsed, limit):
+    r.check(f"{name}: finished within {limit:.1f} s (deadline + {SLACK_S:.0f} s)",
+            elapsed is not None and elapsed < limit, elapsed_s=elapsed)
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    lines = console_lines(argv[1])
+    if not any(l.strip() == "===GUEST BEGIN test.sh===" for l in lines):
+        return no_markers(lines, "the guest never printed its markers (no ===GUEST BEGIN test.sh===)")
+    if not any(l.strip().startswith("===GUEST END test.sh") for l in lines):
+        return no_markers(lines, "the guest script never finished (no ===GUEST END test.sh===)")
+    out, rcs = sections(lines)
+    took = times(lines)
+    r = Report()
+
+    # 1. Devices and routes, deadline 1000 ms.
+    got = results(r, out, rcs, "route")
+    if got is not None:
+        r.check("route: exit code 5 (a check failed)", rcs.get("route") == 5, rc=rcs.get("route"))
+        expect(r, "route", got, "rdma.device", "rxe0/1", "pass", observed=("ACTIVE", "Ethernet"))
+        expect(r, "route", got, "rdma.device", "mlx5_9", "fail",
+               message=("no such RDMA device", "rxe0"))
+        expect(r, "route", got, "rdma.route", "cn2", "pass", observed=("via rxe0 port 1",))
+        expect(r, "route", got, "rdma.route", "cn3", "fail",
+               message=("192.168.77.200", "not resolved within 1000 ms"))
+        expect(r, "route", got, "rdma.route", "far", "fail", message=("198.51.100.", ))
+        r.check("route: no pingpong results without --pingpong",
+                not any(k[0] == "rdma.pingpong" for k in got))
+    bounded(r, "route", took.get("route"), 1.0 + SLACK_S)
+
+    # 2. The RC exchange with the responder, deadline 2000 ms per phase.
+    got = results(r, out, rcs, "pingpong")
+    if got is not None:
+        expect(r, "pingpong", got, "rdma.route", "cn2", "pass")
+        expect(r, "pingpong", got, "rdma.pingpong", "cn2", "pass",
+               observed=("round trip", "64-byte send/recv echo"))
+        expect(r, "pingpong", got, "rdma.pingpong", "cn3", "skip")
+        expect(r, "pingpong", got, "rdma.pingpong", "far", "skip")
+    bounded(r, "pingpong", took.get("pingpong"), 2 * 2.0 + SLACK_S)
+    r.check("responder: exit code 0", rcs.get("responder") == 0, rc=rcs.get("responder"))
+    log = out.get("responder", [])
+    r.check("responder: listened on 192.168.77.2 port 18515",
+            any("listening on 192.168.77.2 port 18515" in l for l in log), log=log)
+    r.check("responder: echoed 64 bytes to 192.168.77.1",
+            any("echoed 64 bytes to 192.168.77.1" in l for l in log), log=log)
+
+    # 3. No responder on port 18516.
+    got = results(r, out, rcs, "norespond")
+    if got is not None:
+        expect(r, "norespond", got, "rdma.pingpong", "cn2", "fail", message=("port 18516", ))
+    bounded(r, "norespond", took.get("norespond"), 2 * 2.0 + SLACK_S)
+
+    # 4. The responder cannot bind an address the host does not have.
+    r.check("badbind: exit code 4 (environment)", rcs.get("badbind") == 4, rc=rcs.get("badbind"))
+    err = out.get("badbind-stderr", [])
+    r.check("badbind: says it cannot listen on 192.168.77.99",
+            any("cannot listen on 192.168.77.99 port 18515" in l for l in err), stderr=err)
+    return r.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
