@@ -5,11 +5,14 @@
 #include <ibsetup/inventory.hpp>
 #include <ibsetup/plan.hpp>
 #include <ibsetup/profile.hpp>
+#include <ibsetup/rdma_check.hpp>
+#include <ibsetup/slurm.hpp>
 
 #include <CLI/CLI.hpp>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
@@ -117,6 +120,15 @@ CheckCommands::CheckCommands(CLI::App& app)
   m_check->add_option("--peer-timeout-ms", m_peer_timeout_ms,
                       "Deadline of each peer probe (default: the profile's, else 1000)");
   m_check->add_flag("--no-peers", m_no_peers, "Skip the connectivity checks to peers");
+  m_check->add_flag("--rdma-pingpong", m_rdma_pingpong,
+                    "Also an RC send/recv exchange with `ibsetup responder` on each peer");
+  m_check->add_option("--rdma-port", m_rdma_port, "The peers' responder port (default 18515)");
+  m_check->add_flag("--slurm-drain", m_slurm_drain,
+                    "On failure drain this node in Slurm; on success resume it if ibsetup "
+                    "drained it");
+  m_check->add_option("--slurm-node", m_slurm_node,
+                      "The node's Slurm NodeName (default: the checked node's name)");
+  m_check->add_option("--scontrol", m_scontrol, "The scontrol to run (default: scontrol)");
   m_check->add_flag("--counters", m_counters,
                     "Read port error counters (automatic when the profile sets thresholds)");
 }
@@ -178,6 +190,15 @@ int CheckCommands::check()
   std::cout << (m_format == "json"  ? check::report_to_json(report)
                 : m_format == "nhc" ? check::report_to_nhc(report)
                                     : check::report_to_text(report));
+  if (m_slurm_drain) {
+    const auto slurm = check::slurm_update(
+        report, m_slurm_node.empty() ? node.host : m_slurm_node, m_scontrol);
+    if (!slurm.error.empty()) {
+      std::cerr << "ibsetup: error: slurm: " << slurm.error << '\n';
+      return static_cast<int>(report.ok() ? ExitCode::environment : ExitCode::check_failed);
+    }
+    std::cerr << "ibsetup: slurm: " << slurm.action << '\n';
+  }
   return report.ok() ? 0 : static_cast<int>(ExitCode::check_failed);
 }
 

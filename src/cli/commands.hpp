@@ -4,6 +4,7 @@
 
 #include "cli/cmd_firmware.hpp"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -151,6 +152,11 @@ private:
   bool m_json = false;
   bool m_no_peers = false;
   bool m_counters = false;
+  bool m_rdma_pingpong = false;
+  bool m_slurm_drain = false;
+  std::string m_slurm_node;
+  std::string m_scontrol = "scontrol";
+  uint16_t m_rdma_port = 18515;
 };
 
 }  // namespace ibsetup::cli

@@ -111,6 +111,13 @@ def main(argv):
         expect(r, "norespond", got, "rdma.pingpong", "cn2", "fail", message=("port 18516", ))
     bounded(r, "norespond", took.get("norespond"), 2 * 2.0 + SLACK_S)
 
+    # 5. ibsetup check runs the same RDMA checks.
+    got = results(r, out, rcs, "check")
+    if got is not None:
+        expect(r, "check", got, "rdma.route", "cn2", "pass")
+        expect(r, "check", got, "rdma.pingpong", "cn2", "pass", observed=("round trip", ))
+    bounded(r, "check", took.get("check"), 2 * 2.0 + SLACK_S)
+
     # 4. The responder cannot bind an address the host does not have.
     r.check("badbind: exit code 4 (environment)", rcs.get("badbind") == 4, rc=rcs.get("badbind"))
     err = out.get("badbind-stderr", [])

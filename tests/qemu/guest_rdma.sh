@@ -84,5 +84,15 @@ echo "===RC responder=$responder_rc==="
 section norespond /bin/ibsetup rdma-check /tmp/rdma.yaml --node cn1 --json --pingpong \
   --timeout-ms 2000 --port 18516
 
+# 5. The same exchange through `ibsetup check`, which runs the RDMA checks with the others.
+: >/tmp/responder.log
+/bin/ibsetup responder --bind 192.168.77.2 --once --timeout 30 >/tmp/responder.log 2>&1 &
+responder=$!
+wait_listening || echo "guest: the responder did not start listening"
+section check /bin/ibsetup check /tmp/rdma.yaml --node cn1 --json --rdma-pingpong \
+  --peer-timeout-ms 2000 --disable hca --disable pcie --disable port --disable ipoib \
+  --disable ip
+wait $responder
+
 # 4. The responder's own errors: a bind address this host does not have.
 section badbind /bin/ibsetup responder --bind 192.168.77.99 --once --timeout 5
