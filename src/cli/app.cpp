@@ -50,6 +50,7 @@ int run(int argc, char** argv)
   InventoryCommands inventory_cmds(app);
   PipelineCommands pipeline_cmds(app);
   RenderCommands render_cmds(app, pipeline_cmds.apply_command());
+  ReportCommands report_cmds(app);
 
   try {
     app.parse(argc, argv);
@@ -79,6 +80,9 @@ int run(int argc, char** argv)
     }
     if (code < 0) {
       code = pipeline_cmds.run();
+    }
+    if (code < 0) {
+      code = report_cmds.run();
     }
     return code;
   } catch (const Error& e) {

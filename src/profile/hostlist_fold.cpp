@@ -90,9 +90,10 @@ std::string fold_hostlist(const std::vector<std::string>& hosts)
     std::sort(numbers.begin(), numbers.end(), [](const Numbered& a, const Numbered& b) {
       return std::tie(a.value, a.text) < std::tie(b.value, b.text);
     });
-    numbers.erase(std::unique(numbers.begin(), numbers.end(),
-                              [](const Numbered& a, const Numbered& b) { return a.text == b.text; }),
-                  numbers.end());
+    numbers.erase(
+        std::unique(numbers.begin(), numbers.end(),
+                    [](const Numbered& a, const Numbered& b) { return a.text == b.text; }),
+        numbers.end());
     std::string text = key.first;
     if (numbers.size() == 1) {
       text += numbers.front().text;

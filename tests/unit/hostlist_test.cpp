@@ -79,8 +79,8 @@ TEST(HostlistFold, KeepsWrittenWidth)
 
 TEST(HostlistFold, PrefixesSuffixesAndPlainNames)
 {
-  EXPECT_EQ("cn[01-02],gpu[1-2]-ib,login", fold_hostlist({"login", "gpu2-ib", "cn02", "gpu1-ib",
-                                                          "cn01"}));
+  EXPECT_EQ("cn[01-02],gpu[1-2]-ib,login",
+            fold_hostlist({"login", "gpu2-ib", "cn02", "gpu1-ib", "cn01"}));
   // Only the last number folds.
   EXPECT_EQ("r1n[1-2],r2n1", fold_hostlist({"r1n1", "r1n2", "r2n1"}));
 }
