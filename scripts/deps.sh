@@ -20,7 +20,7 @@ rocky_packages=(
   gcc-c++ cmake ninja-build pkgconf-pkg-config
   yaml-cpp-devel cli11-devel gtest-devel gmock-devel libnl3-devel rdma-core-devel
   NetworkManager-libnm-devel
-  infiniband-diags
+  infiniband-diags clustershell
   clang-tools-extra
 )
 

@@ -144,28 +144,28 @@ Report parse_check_json(const std::string& text, bool* reported_ok)
   return report;
 }
 
-void add_fleet_line(FleetInput& input, const std::string& raw)
+void add_fleet_line(FleetInput& input, const std::string& line)
 {
-  const auto line_view = util::trim(raw);
+  const auto line_view = util::trim(line);
   if (line_view.empty()) {
     return;
   }
-  const std::string line(line_view);
+  const std::string text(line_view);
   std::string_view rest;
   std::string host;
-  if (line.front() != '{') {
+  if (text.front() != '{') {
     host = prefix_host(line_view, rest);
     if (host == "clush") {
       // clush about a host: "clush: cn007: exited with exit code 5", "...: command timeout".
       std::string_view message;
       const auto about = prefix_host(rest, message);
       if (!about.empty()) {
-        add_other_line(record_of(input, about), line, std::string(message), false);
+        add_other_line(record_of(input, about), text, std::string(message), false);
         return;
       }
     }
     if (host.empty() || is_program_word(host)) {
-      input.unattributed.push_back(line);
+      input.unattributed.push_back(text);
       return;
     }
   } else {
@@ -177,7 +177,7 @@ void add_fleet_line(FleetInput& input, const std::string& raw)
     auto report = parse_check_json(payload, &reported_ok);
     if (host.empty()) {
       if (!is_valid_hostname(report.host)) {
-        input.unattributed.push_back(line);
+        input.unattributed.push_back(text);
         return;
       }
       host = report.host;
@@ -189,10 +189,10 @@ void add_fleet_line(FleetInput& input, const std::string& raw)
     ++r.results;
   } catch (const InputError& e) {
     if (host.empty()) {
-      input.unattributed.push_back(line);
+      input.unattributed.push_back(text);
       return;
     }
-    add_other_line(record_of(input, host), line,
+    add_other_line(record_of(input, host), text,
                    payload.empty() || payload.front() != '{' ? "not JSON" : e.what(), true);
   }
 }

@@ -54,6 +54,7 @@ void print_groups(std::ostream& out, const char* title, const std::vector<Failur
   }
   out << title << " (" << hosts_count(distinct_hosts(groups)) << "):\n";
   std::vector<std::vector<std::string>> rows;
+  rows.reserve(groups.size());
   for (const auto& g : groups) {
     rows.push_back({hosts_count(g.hosts.size()), fold_hostlist(g.hosts), g.id, g.message});
   }
@@ -67,6 +68,7 @@ void print_counts(std::ostream& out, const char* title, const std::vector<ValueC
   }
   out << title << ":\n";
   std::vector<std::vector<std::string>> rows;
+  rows.reserve(counts.size());
   for (const auto& c : counts) {
     rows.push_back({hosts_count(c.hosts.size()), fold_hostlist(c.hosts), c.value});
   }
