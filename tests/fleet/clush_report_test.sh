@@ -23,8 +23,8 @@ stop_hung() {
 trap 'stop_hung; rm -rf "$tmp"' EXIT
 
 # The command clush runs on each host. Once `ibsetup check` exists, switch to the real one:
-# check_cmd="$bin check --json --node %h --sysfs-root $here/sysfs/%h $here/cluster.yaml"
-check_cmd="$here/fake_check.sh %h $here/hosts $tmp"
+# check_cmd=("$bin" check --json --node %h --sysfs-root "$here/sysfs/%h" "$here/cluster.yaml")
+check_cmd=("$here/fake_check.sh" %h "$here/hosts" "$tmp")
 
 fail=0
 pass=0
@@ -37,7 +37,7 @@ bad() {
 # clush [clush options...]: runs the fleet; stdout then stderr into $tmp/in, so that each
 # host's lines come in a fixed order (clush interleaves the two streams as they arrive).
 run_clush() {
-  clush -R exec -u 3 "$@" $check_cmd >"$tmp/out" 2>"$tmp/err" </dev/null
+  clush -R exec -u 3 "$@" "${check_cmd[@]}" >"$tmp/out" 2>"$tmp/err" </dev/null
   cat "$tmp/out" "$tmp/err" >"$tmp/in"
   stop_hung
 }
@@ -94,12 +94,19 @@ else
 fi
 
 # Bad command lines and inputs.
-"$bin" report --expect 'node[01-' </dev/null >/dev/null 2>&1
-[ $? = 2 ] && ok || bad "bad --expect: want exit 2"
-"$bin" report /nonexistent/in >/dev/null 2>&1
-[ $? = 3 ] && ok || bad "missing input file: want exit 3"
-"$bin" report </dev/null >/dev/null 2>&1
-[ $? = 5 ] && ok || bad "empty input: want exit 5"
+code_of() {
+  "$bin" report "$@" </dev/null >/dev/null 2>&1
+  echo $?
+}
+expect_code() {  # expect_code NAME WANT report args...
+  local name=$1 want=$2 got
+  shift 2
+  got=$(code_of "$@")
+  if [ "$got" = "$want" ]; then ok; else bad "$name: exit $got, want $want"; fi
+}
+expect_code bad-expect 2 --expect 'node[01-'
+expect_code missing-input 3 /nonexistent/in
+expect_code empty-input 5
 
 echo "clush report: $pass passed, $fail failed"
 [ "$fail" = 0 ]
