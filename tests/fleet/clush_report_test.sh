@@ -22,8 +22,9 @@ stop_hung() {
 }
 trap 'stop_hung; rm -rf "$tmp"' EXIT
 
-# The command clush runs on each host. Once `ibsetup check` exists, switch to the real one:
-# check_cmd=("$bin" check --json --node %h --sysfs-root "$here/sysfs/%h" "$here/cluster.yaml")
+# The command clush runs on each host. With `ibsetup check` (main), the real one is this line,
+# given a sysfs tree per host under sysfs/ and HCA/port expectations in cluster.yaml:
+# check_cmd=("$bin" check "$here/cluster.yaml" --json --node %h --sysfs-root "$here/sysfs/%h" --no-peers)
 check_cmd=("$here/fake_check.sh" %h "$here/hosts" "$tmp")
 
 fail=0
