@@ -13,14 +13,14 @@ debian_packages=(
   libyaml-cpp-dev libcli11-dev libgtest-dev libgmock-dev libnl-3-dev libnl-route-3-dev
   libibverbs-dev librdmacm-dev libnm-dev infiniband-diags python3 util-linux iproute2 iputils-ping
   qemu-system-x86 busybox-static cpio kmod ibverbs-utils ibverbs-providers
-  network-manager dbus-daemon mstflint
+  network-manager dbus-daemon mstflint clustershell
   clang-format clang-tidy
 )
 rocky_packages=(
   gcc-c++ cmake ninja-build pkgconf-pkg-config
   yaml-cpp-devel cli11-devel gtest-devel gmock-devel libnl3-devel rdma-core-devel
   NetworkManager-libnm-devel
-  infiniband-diags mstflint
+  infiniband-diags mstflint clustershell
   clang-tools-extra
 )
 

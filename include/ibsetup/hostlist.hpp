@@ -27,6 +27,12 @@ private:
 // malformed or expands to more than max_hosts names.
 std::vector<std::string> expand_hostlist(std::string_view expression, size_t max_hosts = 1000000);
 
+// Folds host names into a sorted hostlist expression that expand_hostlist turns back into the
+// same set: {"cn003", "cn007", "cn008", "cn009"} gives "cn[003,007-009]". Ranges fold on the
+// last number of a name and keep its written width ("cn9" and "cn09" stay distinct);
+// duplicates are dropped. Returns "" for no hosts.
+std::string fold_hostlist(const std::vector<std::string>& hosts);
+
 // True when name is a valid host name as used in hostlists (letters, digits, '-', '_', '.').
 bool is_valid_hostname(std::string_view name);
 

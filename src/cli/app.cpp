@@ -56,6 +56,7 @@ int run(int argc, char** argv)
   CheckCommands check_cmds(app);
   FirmwareCommands firmware_cmds(app);
   RdmaCommands rdma_cmds(app);
+  ReportCommands report_cmds(app);
 
   try {
     app.parse(argc, argv);
@@ -94,6 +95,9 @@ int run(int argc, char** argv)
     }
     if (code < 0) {
       code = rdma_cmds.run();
+    }
+    if (code < 0) {
+      code = report_cmds.run();
     }
     return code;
   } catch (const Error& e) {

@@ -167,32 +167,53 @@ int CheckCommands::check()
   local.addresses_known = m_inventory.empty() && inventory::is_live_root(m_sysfs_root);
   report.checks = check::check_local(node, host, m_sysfs_root, local);
 
-  if (!m_no_peers && !node.peers.empty()) {
-    // Each probe gets its deadline, but never more than what is left of --timeout.
-    const double left_ms =
-        m_timeout_s * 1000 -
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count() -
-        100;
-    int deadline = m_peer_timeout_ms > 0 ? m_peer_timeout_ms : node.checks.peer_timeout_ms;
-    deadline = std::max(1, std::min(deadline, static_cast<int>(left_ms)));
-    auto peers = check::check_ip_peers(node, deadline);
-    report.checks.insert(report.checks.end(), peers.begin(), peers.end());
-  }
-
   check::Settings settings;
   settings.disabled = node.checks.disable;
   settings.disabled.insert(settings.disabled.end(), m_disable.begin(), m_disable.end());
   settings.warn_only = node.checks.warn;
   settings.warn_only.insert(settings.warn_only.end(), m_warn.begin(), m_warn.end());
+  const auto disabled = [&](const std::string& id) {
+    const auto& d = settings.disabled;
+    return std::find(d.begin(), d.end(), id) != d.end() ||
+           std::find(d.begin(), d.end(), id.substr(0, id.find('.'))) != d.end();
+  };
+  // Each probe gets its deadline, but never more than what is left of --timeout (the RDMA
+  // checks may take two deadlines with --rdma-pingpong).
+  const auto deadline = [&](int parts) {
+    const double left_ms =
+        m_timeout_s * 1000 -
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count() -
+        100;
+    const int want = m_peer_timeout_ms > 0 ? m_peer_timeout_ms : node.checks.peer_timeout_ms;
+    return std::max(1, std::min(want, static_cast<int>(left_ms / parts)));
+  };
+  if (!m_no_peers && !node.peers.empty() && !disabled("ip.peer")) {
+    auto peers = check::check_ip_peers(node, deadline(1));
+    report.checks.insert(report.checks.end(), peers.begin(), peers.end());
+  }
+  // The RDMA checks open this host's devices: not for a captured tree or a saved inventory.
+  if (!disabled("rdma") && m_inventory.empty() && inventory::is_live_root(m_sysfs_root)) {
+    check::RdmaOptions rdma;
+    rdma.pingpong = m_rdma_pingpong && !m_no_peers;
+    rdma.port = m_rdma_port;
+    rdma.deadline_ms = deadline(rdma.pingpong ? 2 : 1);
+    rdma.sysfs_root = m_sysfs_root;
+    profile::ResolvedNode target = node;
+    if (m_no_peers) {
+      target.peers.clear();
+    }
+    auto results = check::check_rdma(target, rdma);
+    report.checks.insert(report.checks.end(), results.begin(), results.end());
+  }
   check::apply_settings(report.checks, settings);
 
   std::cout << (m_format == "json"  ? check::report_to_json(report)
                 : m_format == "nhc" ? check::report_to_nhc(report)
                                     : check::report_to_text(report));
   if (m_slurm_drain) {
-    const auto slurm = check::slurm_update(
-        report, m_slurm_node.empty() ? node.host : m_slurm_node, m_scontrol);
+    const auto slurm =
+        check::slurm_update(report, m_slurm_node.empty() ? node.host : m_slurm_node, m_scontrol);
     if (!slurm.error.empty()) {
       std::cerr << "ibsetup: error: slurm: " << slurm.error << '\n';
       return static_cast<int>(report.ok() ? ExitCode::environment : ExitCode::check_failed);

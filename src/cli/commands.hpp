@@ -159,4 +159,18 @@ private:
   uint16_t m_rdma_port = 18515;
 };
 
+// report: many hosts' check --json lines summed up for the cluster
+class ReportCommands {
+public:
+  explicit ReportCommands(CLI::App& app);
+  int run();
+
+private:
+  CLI::App* m_report = nullptr;
+  std::string m_input = "-";
+  std::string m_expect;
+  std::string m_profile;
+  bool m_json = false;
+};
+
 }  // namespace ibsetup::cli

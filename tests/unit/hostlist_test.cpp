@@ -2,6 +2,8 @@
 
 #include "gtest_compat.hpp"
 
+#include <algorithm>
+
 using namespace ibsetup;
 
 namespace {
@@ -58,5 +60,45 @@ INSTANTIATE_TEST_SUITE_P(
                       Bad{"cn 01", 2, "character ' ' is not allowed in a host name"},
                       Bad{"n[1-5000]", 1, "expands to more than 1000 hosts"},
                       Bad{"a[1-40]b[1-40]", 8, "expands to more than 1000 hosts"}));
+
+TEST(HostlistFold, RangesAndSingles)
+{
+  EXPECT_EQ("cn[003,007-009]", fold_hostlist({"cn009", "cn003", "cn008", "cn007"}));
+  EXPECT_EQ("cn001", fold_hostlist({"cn001"}));
+  EXPECT_EQ("", fold_hostlist({}));
+  EXPECT_EQ("cn[1-3]", fold_hostlist({"cn3", "cn1", "cn2", "cn2"}));
+}
+
+TEST(HostlistFold, KeepsWrittenWidth)
+{
+  // Padded ranges may grow past their width; "9" and "09" are different hosts.
+  EXPECT_EQ("cn[098-101]", fold_hostlist({"cn098", "cn099", "cn100", "cn101"}));
+  EXPECT_EQ("n[09,9-10]", fold_hostlist({"n9", "n10", "n09"}));
+  EXPECT_EQ("n[8-9,010]", fold_hostlist({"n8", "n9", "n010"}));
+}
+
+TEST(HostlistFold, PrefixesSuffixesAndPlainNames)
+{
+  EXPECT_EQ("cn[01-02],gpu[1-2]-ib,login",
+            fold_hostlist({"login", "gpu2-ib", "cn02", "gpu1-ib", "cn01"}));
+  // Only the last number folds.
+  EXPECT_EQ("r1n[1-2],r2n1", fold_hostlist({"r1n1", "r1n2", "r2n1"}));
+}
+
+TEST(HostlistFold, RoundTripsThroughExpand)
+{
+  const std::vector<std::string> sets[] = {
+      expand_hostlist("cn[001-512],gpu[01-08],login1"),
+      expand_hostlist("a[1-3,5,7-9,10,012],b[0099-0101],c"),
+      {"x1", "x01", "x001", "x2", "x02"},
+  };
+  for (const auto& hosts : sets) {
+    auto expanded = expand_hostlist(fold_hostlist(hosts));
+    auto want = hosts;
+    std::sort(want.begin(), want.end());
+    std::sort(expanded.begin(), expanded.end());
+    EXPECT_EQ(want, expanded) << fold_hostlist(hosts);
+  }
+}
 
 }  // namespace

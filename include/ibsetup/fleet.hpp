@@ -1,0 +1,95 @@
+// Fleet reports: many hosts' `check --json` lines, as `clush -w HOSTS ibsetup check --json`
+// prints them, summed up for the whole cluster.
+#pragma once
+
+#include <ibsetup/check.hpp>
+
+#include <istream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ibsetup::check {
+
+// What became of one host. invalid: it printed something, but no valid result line;
+// no_answer: it printed nothing (at most clush spoke about it, e.g. "command timeout").
+enum class Outcome { passed, failed, invalid, no_answer };
+const char* to_string(Outcome outcome);
+
+// Everything the input said about one host.
+struct HostRecord {
+  std::string host;
+  std::optional<Report> report;    // the last valid result line of the host
+  bool reported_ok = true;         // the result's own "ok" field
+  size_t results = 0;              // valid result lines seen; more than one is a duplicate
+  std::vector<std::string> lines;  // the host's other lines, as read (clush's included)
+  std::string problem;             // why its first non-result line was not a result
+  bool printed = false;            // the host itself printed a line (not only clush about it)
+
+  Outcome outcome() const;
+};
+
+// The input, by host. Lines that name no host (e.g. stderr of `clush -N`) are kept apart.
+struct FleetInput {
+  std::map<std::string, HostRecord> hosts;
+  std::vector<std::string> unattributed;
+};
+
+// Parses one `check --json` document. Throws InputError saying what is missing or malformed.
+// Absent subject/expected/observed/message members read as "".
+Report parse_check_json(const std::string& text, bool* reported_ok = nullptr);
+
+// Adds one input line. Accepted forms: "HOST: {json}" (clush), "{json}" (clush -N: the
+// result's "host" names it), "clush: HOST: message" (clush about HOST), "HOST: text" (a host's
+// other output). A clush prefix names the host even when the result says otherwise, since it is
+// the name the admin passed to -w. A later valid result of a host replaces an earlier one.
+void add_fleet_line(FleetInput& input, const std::string& line);
+FleetInput read_fleet(std::istream& in);
+
+// One failure (or warning) kind: a check id and its message with the host's own name replaced
+// by "{host}"; numbers are kept, since they tell kinds apart (rate 100 vs 56, versions).
+struct FailureGroup {
+  std::string id;
+  std::string message;
+  std::vector<std::string> hosts;  // sorted
+};
+
+// Hosts per distinct value of one check's `observed` field.
+struct ValueCount {
+  std::string value;
+  std::vector<std::string> hosts;  // sorted
+};
+
+struct FleetSummary {
+  bool expectation = false;  // --expect or --profile given
+  std::vector<std::string> expected;
+  std::vector<std::string> passed;
+  std::vector<std::string> failed;
+  std::vector<std::string> invalid;
+  std::vector<std::string> no_answer;   // expected and absent, or silent
+  std::vector<std::string> unexpected;  // in the input but not expected
+  std::vector<std::string> duplicated;  // more than one result line
+  std::vector<FailureGroup> failures;   // most hosts first
+  std::vector<FailureGroup> warnings;
+  std::vector<ValueCount> firmware;  // hca.firmware observed values, most hosts first
+  std::vector<ValueCount> rates;     // port.rate observed values
+  std::vector<HostRecord> problems;  // the invalid and no_answer hosts, with their lines
+  std::vector<std::string> unattributed;
+
+  // Every expected host answered and passed, and no other host failed or said nothing valid.
+  bool ok() const;
+};
+
+// Sums up the input. expected lists the hosts that should have answered; empty means the
+// hosts present in the input.
+FleetSummary summarize_fleet(const FleetInput& input, const std::vector<std::string>& expected);
+
+// The summary for people: failure groups, problems, firmware and rates, and a last line
+// "fleet: ok|FAILED: ..." with the totals.
+std::string fleet_to_text(const FleetSummary& summary);
+
+// The summary as one JSON document (schema in README, "Fleet report").
+std::string fleet_to_json(const FleetSummary& summary);
+
+}  // namespace ibsetup::check

@@ -1,0 +1,254 @@
+#include <ibsetup/error.hpp>
+#include <ibsetup/fleet.hpp>
+#include <ibsetup/json_value.hpp>
+
+#include "gtest_compat.hpp"
+
+#include <sstream>
+
+using namespace ibsetup;
+using namespace ibsetup::check;
+
+namespace {
+
+std::string result_json(const std::string& host, const std::string& checks, bool ok = true)
+{
+  return R"({"host":")" + host + R"(","ok":)" + (ok ? "true" : "false") + R"(,"checks":[)" +
+         checks + "]}";
+}
+
+std::string check_json(const std::string& id, const std::string& status,
+                       const std::string& observed, const std::string& message)
+{
+  return R"({"id":")" + id + R"(","subject":"mlx5_0/1","status":")" + status +
+         R"(","expected":"x","observed":")" + observed + R"(","message":")" + message + R"("})";
+}
+
+const std::string k_pass = check_json("port.state", "pass", "ACTIVE", "mlx5_0/1: state ACTIVE");
+
+FleetInput read(const std::string& text)
+{
+  std::istringstream in(text);
+  return read_fleet(in);
+}
+
+TEST(FleetParse, CheckJsonFieldsAndErrors)
+{
+  bool ok = true;
+  const auto r = parse_check_json(
+      result_json("cn1", check_json("port.rate", "fail", "100", "rate 100"), false), &ok);
+  EXPECT_FALSE(ok);
+  EXPECT_EQ("cn1", r.host);
+  ASSERT_EQ(1U, r.checks.size());
+  EXPECT_EQ("port.rate", r.checks[0].id);
+  EXPECT_EQ(Status::fail, r.checks[0].status);
+  EXPECT_EQ("100", r.checks[0].observed);
+  EXPECT_EQ("mlx5_0/1", r.checks[0].subject);
+
+  // Optional strings may be absent; id and status may not.
+  EXPECT_NO_THROW(
+      parse_check_json(R"({"host":"a","ok":true,"checks":[{"id":"x","status":"skip"}]})"));
+  const std::pair<const char*, const char*> bad[] = {
+      {"nope", "not JSON: "},
+      {"[1]", "not a check result: not a JSON object"},
+      {R"({"ok":true,"checks":[]})", "not a check result: 'host' is missing"},
+      {R"({"host":"a","checks":[]})", "not a check result: 'ok' is missing or not true/false"},
+      {R"({"host":"a","ok":true})", "not a check result: 'checks' is missing or not an array"},
+      {R"({"host":"a","ok":true,"checks":[{"id":"x","status":"bad"}]})",
+       "not a check result: status 'bad' is not pass, warn, fail or skip"},
+      {R"({"host":"a","ok":true,"checks":[{"id":1,"status":"pass"}]})",
+       "not a check result: 'id' is not a string"},
+  };
+  for (const auto& [text, message] : bad) {
+    try {
+      parse_check_json(text);
+      ADD_FAILURE() << text << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(0U, std::string(e.what()).find(message)) << e.what();
+    }
+  }
+}
+
+TEST(FleetParse, PrefixedBareAndClushLines)
+{
+  const auto input =
+      read("cn001: " + result_json("cn001", k_pass) + "\n" + result_json("cn002", k_pass) +
+           "\r\n\n   \n" + "cn003: ssh: connect to host cn003 port 22: Connection refused\n" +
+           "clush: cn003: exited with exit code 255\n" + "clush: cn004: command timeout\n" +
+           "ibsetup: error: no HCA\n" + "just garbage\n" + "{\"host\": 3}\n");
+  ASSERT_EQ(4U, input.hosts.size());
+  EXPECT_EQ(Outcome::passed, input.hosts.at("cn001").outcome());
+  EXPECT_EQ(Outcome::passed, input.hosts.at("cn002").outcome());
+  const auto& cn003 = input.hosts.at("cn003");
+  EXPECT_EQ(Outcome::invalid, cn003.outcome());
+  EXPECT_EQ("not JSON", cn003.problem);
+  EXPECT_EQ(
+      (std::vector<std::string>{"cn003: ssh: connect to host cn003 port 22: Connection refused",
+                                "clush: cn003: exited with exit code 255"}),
+      cn003.lines);
+  const auto& cn004 = input.hosts.at("cn004");
+  EXPECT_EQ(Outcome::no_answer, cn004.outcome());
+  EXPECT_EQ("command timeout", cn004.problem);
+  // Program names are not hosts; a bare line names no host.
+  EXPECT_EQ((std::vector<std::string>{"ibsetup: error: no HCA", "just garbage", "{\"host\": 3}"}),
+            input.unattributed);
+}
+
+TEST(FleetParse, HostReasonBeatsClushExitLine)
+{
+  const auto input = read(
+      "clush: cn009: exited with exit code 3\n"
+      "cn009: ibsetup: error: cluster.yaml: cannot open the profile\n"
+      "cn010: {\"host\":\"cn010\",\"ok\":true}\n");
+  EXPECT_EQ("not JSON", input.hosts.at("cn009").problem);
+  EXPECT_EQ(Outcome::invalid, input.hosts.at("cn009").outcome());
+  EXPECT_EQ("not a check result: 'checks' is missing or not an array",
+            input.hosts.at("cn010").problem);
+}
+
+TEST(FleetParse, ClushPrefixNamesTheHost)
+{
+  // The name given to clush -w is the one --expect lists, even if the node calls itself else.
+  const auto input = read("cn005: " + result_json("localhost", k_pass) + "\n");
+  ASSERT_EQ(1U, input.hosts.count("cn005"));
+  EXPECT_EQ(0U, input.hosts.count("localhost"));
+}
+
+TEST(FleetParse, DuplicateResultsLastWins)
+{
+  const auto fail = check_json("port.state", "fail", "DOWN", "mlx5_0/1: state DOWN");
+  const auto input =
+      read("cn1: " + result_json("cn1", fail, false) + "\n" + "cn1: " + result_json("cn1", k_pass) +
+           "\n" + "cn1: noise after the result\n");
+  const auto& r = input.hosts.at("cn1");
+  EXPECT_EQ(2U, r.results);
+  EXPECT_EQ(Outcome::passed, r.outcome());
+  const auto s = summarize_fleet(input, {});
+  EXPECT_EQ((std::vector<std::string>{"cn1"}), s.duplicated);
+  EXPECT_TRUE(s.ok());
+}
+
+TEST(FleetSummary, GroupsFailuresByIdAndMaskedMessage)
+{
+  std::string text;
+  for (const char* h : {"cn003", "cn007", "cn008", "cn009"}) {
+    text +=
+        std::string(h) + ": " +
+        result_json(h, check_json("ip.peer", "fail", "", std::string(h) + ": cn064 unreachable"),
+                    false) +
+        "\n";
+  }
+  // Same id, other numbers: another kind.
+  text += "cn010: " +
+          result_json("cn010",
+                      check_json("port.rate", "fail", "100", "rate 100, expected 200") + "," +
+                          check_json("ipoib.mtu", "warn", "", "mtu 2044"),
+                      false) +
+          "\n";
+  text +=
+      "cn011: " +
+      result_json("cn011", check_json("port.rate", "fail", "56", "rate 56, expected 200"), false) +
+      "\n";
+  text += "cn012: " + result_json("cn012", k_pass, false) + "\n";
+  const auto s = summarize_fleet(read(text), {});
+  ASSERT_EQ(4U, s.failures.size());
+  EXPECT_EQ("ip.peer", s.failures[0].id);
+  EXPECT_EQ("{host}: cn064 unreachable", s.failures[0].message);
+  EXPECT_EQ((std::vector<std::string>{"cn003", "cn007", "cn008", "cn009"}), s.failures[0].hosts);
+  EXPECT_EQ("(none)", s.failures[1].id);  // "ok": false and no failing check: still failed
+  EXPECT_EQ("port.rate", s.failures[2].id);
+  EXPECT_EQ("rate 100, expected 200", s.failures[2].message);
+  EXPECT_EQ("rate 56, expected 200", s.failures[3].message);
+  ASSERT_EQ(1U, s.warnings.size());
+  EXPECT_EQ((std::vector<std::string>{"cn010"}), s.warnings[0].hosts);
+  EXPECT_EQ(7U, s.failed.size());
+  EXPECT_FALSE(s.ok());
+}
+
+TEST(FleetSummary, MaskingIsWholeWord)
+{
+  const auto s = summarize_fleet(
+      read("cn1: " + result_json("cn1",
+                                 check_json("ip.peer", "fail", "", "cn1 to cn10 via cn1.ib: lost"),
+                                 false)),
+      {});
+  ASSERT_EQ(1U, s.failures.size());
+  EXPECT_EQ("{host} to cn10 via {host}.ib: lost", s.failures[0].message);
+}
+
+TEST(FleetSummary, FirmwareAndRatesCountHostsOnce)
+{
+  const auto fw = [](const std::string& v) {
+    return check_json("hca.firmware", "pass", v, "fw") + "," +
+           check_json("hca.firmware", "pass", v, "fw");
+  };
+  const auto input =
+      read("a1: " +
+           result_json("a1", fw("20.31.1014") + "," + check_json("port.rate", "pass", "200", "r")) +
+           "\n" + "a2: " + result_json("a2", fw("20.31.1014")) + "\n" + "a3: " +
+           result_json("a3", fw("20.28.1002") + "," + check_json("port.rate", "fail", "100", "r"),
+                       false) +
+           "\n");
+  const auto s = summarize_fleet(input, {});
+  ASSERT_EQ(2U, s.firmware.size());
+  EXPECT_EQ("20.31.1014", s.firmware[0].value);
+  EXPECT_EQ((std::vector<std::string>{"a1", "a2"}), s.firmware[0].hosts);
+  EXPECT_EQ("20.28.1002", s.firmware[1].value);
+  ASSERT_EQ(2U, s.rates.size());
+  EXPECT_EQ("100", s.rates[0].value);  // equal counts: by value
+  EXPECT_EQ("200", s.rates[1].value);
+}
+
+TEST(FleetSummary, ExpectedHostsThatDidNotAnswer)
+{
+  const auto input =
+      read("cn01: " + result_json("cn01", k_pass) + "\n" + "cn02: " + result_json("cn02", k_pass) +
+           "\n" + "cn99: " + result_json("cn99", k_pass) + "\n");
+  const auto all = summarize_fleet(input, {});
+  EXPECT_TRUE(all.ok());
+  EXPECT_TRUE(all.unexpected.empty());
+
+  const auto s = summarize_fleet(input, {"cn01", "cn02", "cn03", "cn04"});
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ((std::vector<std::string>{"cn03", "cn04"}), s.no_answer);
+  EXPECT_EQ((std::vector<std::string>{"cn99"}), s.unexpected);
+  EXPECT_EQ((std::vector<std::string>{"cn01", "cn02", "cn99"}), s.passed);
+  ASSERT_EQ(2U, s.problems.size());
+  EXPECT_EQ("absent from the input", s.problems[0].problem);
+
+  EXPECT_FALSE(summarize_fleet(FleetInput{}, {}).ok());  // nothing read is not a pass
+}
+
+TEST(FleetRender, TextAndJson)
+{
+  const auto input = read(
+      "cn1: " + result_json("cn1", check_json("hca.firmware", "pass", "20.31.1014", "fw")) + "\n" +
+      "cn2: " +
+      result_json("cn2", check_json("port.state", "fail", "DOWN", "mlx5_0/1: state DOWN"), false) +
+      "\n" + "cn3: oops\n" + "stray\n");
+  const auto s = summarize_fleet(input, {"cn1", "cn2", "cn3", "cn4"});
+  EXPECT_EQ(
+      "failures (1 host):\n"
+      "  1 host  cn2  port.state  mlx5_0/1: state DOWN\n"
+      "invalid output (1 host):\n"
+      "  cn3: not JSON\n"
+      "    \"cn3: oops\"\n"
+      "did not answer (1 host): cn4\n"
+      "firmware (hca.firmware):\n"
+      "  1 host  cn1  20.31.1014\n"
+      "lines naming no host:\n"
+      "  \"stray\"\n"
+      "fleet: FAILED: 4 hosts: 1 passed, 1 failed, 1 invalid output, 1 did not answer\n",
+      fleet_to_text(s));
+  const auto doc = parse_json(fleet_to_json(s));
+  EXPECT_FALSE(doc["ok"].as_bool());
+  EXPECT_EQ(4, doc["totals"]["hosts"].as_int());
+  EXPECT_EQ(1, doc["totals"]["no_answer"].as_int());
+  EXPECT_EQ("cn[1-4]", doc["hosts"]["expected"].as_string());
+  EXPECT_EQ("cn2", doc["failures"].as_array().at(0)["hosts"].as_string());
+  EXPECT_EQ("invalid", doc["problems"].as_array().at(0)["outcome"].as_string());
+  EXPECT_EQ("cn3: oops", doc["problems"].as_array().at(0)["lines"].as_array().at(0).as_string());
+  EXPECT_EQ("20.31.1014", doc["firmware"].as_array().at(0)["version"].as_string());
+}
+
+}  // namespace
