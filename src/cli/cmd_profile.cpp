@@ -56,6 +56,11 @@ ProfileCommands::ProfileCommands(CLI::App& app)
   m_show->add_option("--node", m_node, "Node to resolve (default: this host's short name)");
   m_show->add_flag("--json", m_json, "Print the node as JSON");
   m_show->add_flag("-q,--quiet", m_quiet, "Do not print warnings");
+
+  // For shell completion (--node) and scripts; documented in ibsetup(8), not listed in --help.
+  m_hosts = app.add_subcommand("hosts", "Print every host of a cluster profile, one per line");
+  m_hosts->group("");
+  m_hosts->add_option("file", m_file, "Cluster profile (YAML)")->required();
 }
 
 int ProfileCommands::run()
@@ -65,6 +70,9 @@ int ProfileCommands::run()
   }
   if (*m_show) {
     return show();
+  }
+  if (*m_hosts) {
+    return hosts();
   }
   return -1;
 }
@@ -130,6 +138,17 @@ int ProfileCommands::show()
   const std::string node = m_node.empty() ? profile::default_node_name() : m_node;
   const auto resolved = profile::resolve_node(p, node);
   std::cout << (m_json ? profile::node_to_json(resolved) : profile::node_to_text(resolved));
+  return 0;
+}
+
+int ProfileCommands::hosts()
+{
+  const auto p = profile::load_profile(m_file);
+  for (const auto& g : p.groups) {
+    for (const auto& h : g.hosts) {
+      std::cout << h << '\n';
+    }
+  }
   return 0;
 }
 

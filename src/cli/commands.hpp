@@ -24,9 +24,11 @@ public:
 private:
   int validate();
   int show();
+  int hosts();
 
   CLI::App* m_validate = nullptr;
   CLI::App* m_show = nullptr;
+  CLI::App* m_hosts = nullptr;
   std::string m_file;
   std::string m_node;
   bool m_json = false;
