@@ -1,0 +1,83 @@
+#!/bin/bash
+# check --slurm-drain against a fake scontrol that records its argv and answers `show node`
+# like Slurm 20-23 does: drain on failure with the first failure as reason, resume only what
+# ibsetup drained, leave operators' drains alone, report scontrol's own failures.
+# Usage: slurm_test.sh IBSETUP SOURCE_DIR
+set -uo pipefail
+ibsetup=$1 src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pass=0 fail=0
+expect() {
+  if [ "$2" == "$3" ]; then pass=$((pass + 1)); echo "ok   $1"; else
+    fail=$((fail + 1)); printf 'FAIL %s\n     expected: %s\n     actual:   %s\n' "$1" "$3" "$2"; fi
+}
+
+# ibsetup runs programs with a clean environment, so the fake finds its files by fixed paths.
+cat >"$work/scontrol" <<FAKE
+#!/bin/bash
+printf '%s\n' "\$(IFS='|'; echo "\$*")" >>"$work/argv.log"
+[ -f "$work/fail" ] && { echo "slurm_update error: Invalid node name specified" >&2; exit 1; }
+if [ "\$1" = show ]; then
+  cat <<SHOW
+NodeName=\$3 Arch=x86_64 CoresPerSocket=32
+   State=\$(cat "$work/state") ThreadsPerCore=1 TmpDisk=0 Weight=1
+   Partitions=compute
+   Reason=\$(cat "$work/reason")
+SHOW
+fi
+exit 0
+FAKE
+chmod +x "$work/scontrol"
+profile=$src/tests/data/check/cluster.yaml
+healthy=$src/tests/fixtures/sysfs/hdr-2hca
+broken=$src/tests/fixtures/sysfs/port-down-polling
+check() { "$ibsetup" check "$profile" --node hdr01 --scontrol "$work/scontrol" --slurm-drain "$@"; }
+state() { echo "$1" >"$work/state"; echo "$2" >"$work/reason"; : >"$work/argv.log"; }
+
+state "IDLE" "none"
+check --sysfs-root "$broken" >/dev/null 2>"$work/err"
+expect "failing node: exit 5" "$?" 5
+first=$("$ibsetup" check "$profile" --node hdr01 --sysfs-root "$broken" --format nhc | head -1 |
+  sed 's/^ERROR:  ibsetup:  Health check failed:  //')
+expect "failing node: drained with the first failure as reason" "$(cat "$work/argv.log")" \
+  "update|NodeName=hdr01|State=DRAIN|Reason=ibsetup: $first"
+expect "failing node: said so" "$(cat "$work/err")" "ibsetup: slurm: drained (ibsetup: $first)"
+
+state "IDLE+DRAIN" "ibsetup: mlx5_0/1: state DOWN, expected ACTIVE [root@2026-12-03T05:00:00]"
+check --sysfs-root "$healthy" >/dev/null 2>"$work/err"
+expect "healthy node drained by ibsetup: exit 0" "$?" 0
+expect "healthy node drained by ibsetup: resumed" "$(cat "$work/argv.log")" \
+  "show|node|hdr01
+update|NodeName=hdr01|State=RESUME"
+
+state "IDLE+DRAIN" "bad DIMM, ticket 4711 [ops@2026-12-01T10:00:00]"
+check --sysfs-root "$healthy" >/dev/null 2>"$work/err"
+expect "operator's drain: exit 0" "$?" 0
+expect "operator's drain: only looked" "$(cat "$work/argv.log")" "show|node|hdr01"
+expect "operator's drain: kept and said why" "$(cat "$work/err")" \
+  "ibsetup: slurm: left alone (drained by someone else: bad DIMM, ticket 4711 [ops@2026-12-01T10:00:00])"
+
+state "MIXED" "none"
+check --sysfs-root "$healthy" >/dev/null 2>"$work/err"
+expect "healthy, not drained: only looked" "$(cat "$work/argv.log")" "show|node|hdr01"
+
+state "IDLE" "none"
+check --sysfs-root "$broken" --slurm-node cn017 >/dev/null 2>&1
+expect "--slurm-node names the Slurm node" "$(cut -d'|' -f1-3 "$work/argv.log")" \
+  "update|NodeName=cn017|State=DRAIN"
+
+touch "$work/fail"
+check --sysfs-root "$broken" >/dev/null 2>"$work/err"
+expect "scontrol fails on drain: still exit 5" "$?" 5
+expect "scontrol fails on drain: its error reported" "$(cat "$work/err")" \
+  "ibsetup: error: slurm: scontrol update NodeName=hdr01 State=DRAIN: exit status 1: slurm_update error: Invalid node name specified"
+check --sysfs-root "$healthy" >/dev/null 2>"$work/err"
+expect "scontrol fails on a healthy node: exit 4" "$?" 4
+rm -f "$work/fail"
+"$ibsetup" check "$profile" --node hdr01 --sysfs-root "$healthy" --slurm-drain \
+  --scontrol /nonexistent/scontrol >/dev/null 2>"$work/err"
+expect "no scontrol: exit 4, named" "$? $(grep -c 'scontrol' "$work/err")" "4 1"
+
+echo "slurm: $pass passed, $fail failed"
+[ "$fail" = 0 ]
