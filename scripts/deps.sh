@@ -13,6 +13,7 @@ debian_packages=(
   libyaml-cpp-dev libcli11-dev libgtest-dev libgmock-dev libnl-3-dev libnl-route-3-dev
   libibverbs-dev librdmacm-dev libnm-dev infiniband-diags python3 util-linux iproute2 iputils-ping
   qemu-system-x86 busybox-static cpio kmod ibverbs-utils ibverbs-providers
+  rpm rpmlint debhelper dpkg-dev fakeroot lintian mandoc bash-completion
   network-manager dbus-daemon mstflint clustershell
   clang-format clang-tidy
 )
