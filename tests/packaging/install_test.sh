@@ -1,0 +1,99 @@
+#!/bin/bash
+# `cmake --install` of the build tree into a scratch directory, then: the files a package
+# ships are there; libibsetup is a shared library with soname libibsetup.so.0 that the CLI and
+# the NetworkManager plugin link, and the CLI does not link libnm; the installed ibsetup runs
+# (--version) and loads the installed plugin (renders a keyfile); and a program outside the
+# project builds and runs against the install, once through pkg-config (ibsetup.pc) and once
+# through the CMake package config (find_package(ibsetup)).
+# Usage: install_test.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { echo "ok   $*"; }
+bad() {
+  echo "FAIL $*"
+  fails=$((fails + 1))
+}
+# check DESCRIPTION COMMAND...: runs COMMAND (a leading ! negates it).
+check() {
+  local d=$1
+  shift
+  if [ "$1" = "!" ]; then
+    shift
+    if ! "$@"; then ok "$d"; else bad "$d"; fi
+  elif "$@"; then ok "$d"; else bad "$d"; fi
+}
+
+DESTDIR=$tmp/root cmake --install "$build" >"$tmp/install.log"
+prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$build/CMakeCache.txt")
+libdir=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:PATH=//p' "$build/CMakeCache.txt")
+p=$tmp/root$prefix
+lib=$p/$libdir
+[[ $libdir == /* ]] && lib=$tmp/root$libdir
+
+for f in sbin/ibsetup include/ibsetup/profile.hpp share/man/man8/ibsetup.8 \
+  share/man/man5/ibsetup-profile.5 share/ibsetup/templates/ifcfg-ib \
+  share/ibsetup/profiles/example.yaml share/bash-completion/completions/ibsetup; do
+  if [ -e "$p/$f" ]; then ok "installed $f"; else bad "missing $f"; fi
+done
+for f in libibsetup.so.0 libibsetup.so ibsetup/ibsetup-nm.so pkgconfig/ibsetup.pc \
+  cmake/ibsetup/ibsetupConfig.cmake cmake/ibsetup/ibsetupConfigVersion.cmake; do
+  if [ -e "$lib/$f" ]; then ok "installed $libdir/$f"; else bad "missing $libdir/$f"; fi
+done
+found() { [ -n "$(find "$tmp/root" -name "$1")" ]; }
+needs() { objdump -p "$1" | awk '$1 == "NEEDED" {print $2}' | grep -q "$2"; }
+soname() { objdump -p "$1" | awk '$1 == "SONAME" {print $2}'; }
+check "installed ibsetup.service" found ibsetup.service
+check "installed cluster.yaml.example" found cluster.yaml.example
+check "soname libibsetup.so.0" test "$(soname "$lib/libibsetup.so.0")" = libibsetup.so.0
+check "ibsetup links libibsetup.so.0" needs "$p/sbin/ibsetup" '^libibsetup\.so\.0$'
+check "ibsetup does not link libnm (only the plugin does)" ! needs "$p/sbin/ibsetup" '^libnm'
+check "plugin links libibsetup.so.0" needs "$lib/ibsetup/ibsetup-nm.so" '^libibsetup\.so\.0$'
+check "plugin links libnm" needs "$lib/ibsetup/ibsetup-nm.so" '^libnm'
+if objdump -p "$p/sbin/ibsetup" | grep -E 'R(UN)?PATH' | grep -q "$build"; then
+  bad "installed ibsetup keeps the build tree in its RUNPATH"
+else
+  ok "installed ibsetup has no build-tree RUNPATH"
+fi
+
+version=$(LD_LIBRARY_PATH=$lib "$p/sbin/ibsetup" --version)
+check "installed ibsetup --version: $version" test "$version" = "ibsetup $(
+  sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")"
+mkdir -p "$tmp/render"
+# The installed plugin, loaded by the installed CLI through the installed library.
+if LD_LIBRARY_PATH=$lib IBSETUP_NM_PLUGIN=$lib/ibsetup/ibsetup-nm.so "$p/sbin/ibsetup" render \
+  "$src/profiles/lab.yaml" --node lab01 --root "$tmp/render" >"$tmp/render.log" 2>&1 &&
+  [ -s "$tmp/render/etc/NetworkManager/system-connections/ibsetup-ib0.nmconnection" ]; then
+  ok "installed plugin renders keyfiles"
+else
+  bad "installed plugin: $(cat "$tmp/render.log")"
+fi
+
+expected=$(printf 'lab01\nlab02\nlab03\nlab04\nx1\nx2')
+# pkg-config
+flags=$(PKG_CONFIG_PATH=$lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$tmp/root \
+  pkg-config --cflags --libs ibsetup)
+# shellcheck disable=SC2086
+if c++ -std=c++17 -o "$tmp/consumer-pc" "$src/tests/packaging/consumer/main.cpp" $flags &&
+  [ "$(LD_LIBRARY_PATH=$lib "$tmp/consumer-pc" "$src/profiles/lab.yaml")" = "$expected" ]; then
+  ok "consumer built with pkg-config ($flags) runs"
+else
+  bad "consumer through pkg-config ($flags)"
+fi
+# CMake package config
+if cmake -S "$src/tests/packaging/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$p" \
+  >"$tmp/consumer.log" 2>&1 && cmake --build "$tmp/consumer" >>"$tmp/consumer.log" 2>&1 &&
+  [ "$(LD_LIBRARY_PATH=$lib "$tmp/consumer/consumer" "$src/profiles/lab.yaml")" = "$expected" ]; then
+  ok "consumer built with find_package(ibsetup) runs"
+else
+  bad "consumer through find_package(ibsetup): $(tail -20 "$tmp/consumer.log")"
+fi
+
+if [ "$fails" -ne 0 ]; then
+  echo "$fails install check(s) failed"
+  exit 1
+fi
+echo "install tree complete and usable"
