@@ -1,0 +1,153 @@
+#!/bin/bash
+# Builds the Debian packages (packaging/deb/debian, copied into an unpacked source tarball)
+# with dpkg-buildpackage -us -uc -b, checks their contents (dpkg-deb -c) and metadata, runs
+# lintian on them (no errors), unpacks them into a scratch root with dpkg --root and runs the
+# installed ibsetup from there.
+#
+# CI builds with DEB_BUILD_OPTIONS=nocheck (the unit tests already ran in this ctest run); a
+# real build runs them in dh_auto_test (ctest -L unit). Maintainer scripts are not run in the
+# scratch root (it has no shell): dpkg --unpack only. The installed binary runs with the host's
+# loader and libraries plus LD_LIBRARY_PATH for libibsetup.so.0 from the scratch root.
+# Exit 77 when dpkg-buildpackage, debhelper or lintian is missing (scripts/deps.sh installs them).
+# Usage: deb_test.sh SOURCE_DIR
+set -euo pipefail
+src=$1
+for tool in dpkg-buildpackage dh lintian fakeroot; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "SKIP $tool is not installed (dpkg-dev, debhelper, lintian, fakeroot; scripts/deps.sh)"
+    exit 77
+  fi
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { echo "ok   $*"; }
+bad() {
+  echo "FAIL $*"
+  fails=$((fails + 1))
+}
+version=$(sed -n 's/^project(ibsetup VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
+deb_version=$(dpkg-parsechangelog -l "$src/packaging/deb/debian/changelog" -S Version)
+if [ "${deb_version%-*}" = "$version" ]; then
+  ok "debian/changelog version $deb_version is the CMake project version"
+else
+  bad "debian/changelog version $deb_version, CMake project version $version"
+fi
+
+"$src/tests/packaging/source_tarball.sh" "$src" "$tmp" ibsetup "$version"
+mv "$tmp/ibsetup-$version.tar.gz" "$tmp/ibsetup_$version.orig.tar.gz"
+tar -C "$tmp" -xzf "$tmp/ibsetup_$version.orig.tar.gz"
+tree=$tmp/ibsetup-$version
+cp -a "$src/packaging/deb/debian" "$tree/debian"
+start=$SECONDS
+if ! (cd "$tree" && DEB_BUILD_OPTIONS="nocheck parallel=2" dpkg-buildpackage -us -uc -b \
+  -Pnocheck) >"$tmp/build.log" 2>&1; then
+  tail -40 "$tmp/build.log"
+  echo "FAIL dpkg-buildpackage"
+  exit 1
+fi
+ok "dpkg-buildpackage -us -uc -b in $((SECONDS - start)) s"
+arch=$(dpkg --print-architecture)
+deb() { echo "$tmp/${1}_${deb_version}_$arch.deb"; }
+for p in ibsetup ibsetup-nm libibsetup0 libibsetup-dev; do
+  [ -f "$(deb "$p")" ] || bad "package $p was not built"
+done
+[ "$fails" -eq 0 ] || exit 1
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+
+has() { # has PACKAGE PATH-REGEX
+  if dpkg-deb -c "$(deb "$1")" | awk '{print substr($6, 2)}' | grep -qE "^$2\$"; then
+    ok "$1 has $2"
+  else
+    bad "$1 lacks $2"
+  fi
+}
+lacks() { # lacks PACKAGE PATH-REGEX
+  if dpkg-deb -c "$(deb "$1")" | awk '{print substr($6, 2)}' | grep -qE "$2"; then
+    bad "$1 must not have $2"
+  else
+    ok "$1 has no $2"
+  fi
+}
+has ibsetup /usr/sbin/ibsetup
+has ibsetup /usr/share/man/man8/ibsetup.8.gz
+has ibsetup /usr/share/man/man5/ibsetup-profile.5.gz
+has ibsetup /etc/ibsetup/cluster.yaml.example
+has ibsetup /usr/share/ibsetup/profiles/example.yaml
+has ibsetup /usr/share/ibsetup/templates/ifcfg-ib
+has ibsetup /usr/share/bash-completion/completions/ibsetup
+has ibsetup /lib/systemd/system/ibsetup.service
+lacks ibsetup 'ibsetup-nm\.so|/usr/include|libibsetup\.so'
+has ibsetup-nm "/usr/lib/$multiarch/ibsetup/ibsetup-nm.so"
+has libibsetup0 "/usr/lib/$multiarch/libibsetup.so.0"
+has libibsetup0 "/usr/lib/$multiarch/libibsetup.so.0.[0-9.]+"
+lacks libibsetup0 'libibsetup\.so$|/usr/include'
+has libibsetup-dev /usr/include/ibsetup/profile.hpp
+has libibsetup-dev "/usr/lib/$multiarch/libibsetup.so"
+has libibsetup-dev "/usr/lib/$multiarch/pkgconfig/ibsetup.pc"
+has libibsetup-dev "/usr/lib/$multiarch/cmake/ibsetup/ibsetupConfig.cmake"
+field() { dpkg-deb -f "$(deb "$1")" "$2"; }
+grep -q 'rdma-core' <<<"$(field ibsetup Depends)" && ok "ibsetup depends on rdma-core" ||
+  bad "ibsetup Depends: $(field ibsetup Depends)"
+grep -q 'libibsetup0 (= ' <<<"$(field ibsetup Depends)" && ok "ibsetup depends on libibsetup0 =" ||
+  bad "ibsetup Depends: $(field ibsetup Depends)"
+grep -q 'mstflint' <<<"$(field ibsetup Recommends)" && grep -q 'ibsetup-nm' <<<"$(field ibsetup Recommends)" &&
+  ok "ibsetup recommends $(field ibsetup Recommends)" || bad "ibsetup Recommends: $(field ibsetup Recommends)"
+grep -q 'libnm0' <<<"$(field ibsetup-nm Depends)" && grep -q 'network-manager' <<<"$(field ibsetup-nm Recommends)" &&
+  ok "ibsetup-nm depends on libnm0, recommends network-manager" ||
+  bad "ibsetup-nm Depends: $(field ibsetup-nm Depends) Recommends: $(field ibsetup-nm Recommends)"
+grep -q 'libnm' <<<"$(field ibsetup Depends)" && bad "ibsetup depends on libnm (plugin only)" ||
+  ok "ibsetup does not depend on libnm"
+# conffile and a unit that is not enabled on install
+dpkg-deb -e "$(deb ibsetup)" "$tmp/control"
+grep -qx /etc/ibsetup/cluster.yaml.example "$tmp/control/conffiles" &&
+  ok "cluster.yaml.example is a conffile" || bad "conffiles: $(cat "$tmp/control/conffiles")"
+if grep -q 'deb-systemd-helper enable\|systemctl.*start' "$tmp/control/postinst" 2>/dev/null; then
+  bad "postinst enables or starts ibsetup.service"
+else
+  ok "postinst neither enables nor starts ibsetup.service"
+fi
+
+# lintian: no errors.
+lintian --no-tag-display-limit "$tmp"/*.changes >"$tmp/lintian.log" 2>&1 || true
+if grep -q '^E: ' "$tmp/lintian.log"; then
+  grep '^E: ' "$tmp/lintian.log"
+  bad "lintian reports errors"
+else
+  ok "lintian: no errors ($(grep -c '^W: ' "$tmp/lintian.log" || true) warnings)"
+  sed 's/^/       /' "$tmp/lintian.log"
+fi
+
+# Unpack into a scratch root and run from there.
+root=$tmp/root
+mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
+touch "$root/var/lib/dpkg/status"
+if dpkg --root="$root" --log=/dev/null --force-depends --force-not-root --unpack \
+  "$(deb libibsetup0)" "$(deb ibsetup)" "$(deb ibsetup-nm)" "$(deb libibsetup-dev)" \
+  >"$tmp/unpack.log" 2>&1; then
+  ok "dpkg --root --unpack: $(dpkg --root="$root" -l 2>/dev/null | awk '/^.U/ {print $2}' | paste -sd' ')"
+else
+  bad "dpkg --root --unpack: $(cat "$tmp/unpack.log")"
+fi
+lib=$root/usr/lib/$multiarch
+out=$(LD_LIBRARY_PATH=$lib "$root/usr/sbin/ibsetup" --version 2>&1) || true
+if [ "$out" = "ibsetup $version" ]; then
+  ok "installed ibsetup --version: $out"
+else
+  bad "installed ibsetup --version: $out"
+fi
+mkdir -p "$tmp/render"
+if LD_LIBRARY_PATH=$lib IBSETUP_NM_PLUGIN=$lib/ibsetup/ibsetup-nm.so "$root/usr/sbin/ibsetup" \
+  render "$root/usr/share/ibsetup/profiles/example.yaml" --node cn001 --root "$tmp/render" \
+  >"$tmp/render.log" 2>&1 &&
+  [ -s "$tmp/render/etc/NetworkManager/system-connections/ibsetup-ib0.8001.nmconnection" ]; then
+  ok "installed ibsetup + ibsetup-nm render keyfiles from the installed example profile"
+else
+  bad "installed render: $(cat "$tmp/render.log")"
+fi
+
+if [ "$fails" -ne 0 ]; then
+  echo "$fails deb check(s) failed"
+  exit 1
+fi
+echo "Debian packages built, linted, installed and run"
