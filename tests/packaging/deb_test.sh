@@ -136,6 +136,12 @@ if [ "$out" = "ibsetup $version" ]; then
 else
   bad "installed ibsetup --version: $out"
 fi
+# The library looks for the plugin where ibsetup-nm installs it.
+if grep -qaF "/usr/lib/$multiarch/ibsetup" "$lib/libibsetup.so.0"; then
+  ok "libibsetup's plugin directory is /usr/lib/$multiarch/ibsetup"
+else
+  bad "libibsetup.so.0 does not name /usr/lib/$multiarch/ibsetup as its plugin directory"
+fi
 mkdir -p "$tmp/render"
 if LD_LIBRARY_PATH=$lib IBSETUP_NM_PLUGIN=$lib/ibsetup/ibsetup-nm.so "$root/usr/sbin/ibsetup" \
   render "$root/usr/share/ibsetup/profiles/example.yaml" --node cn001 --root "$tmp/render" \

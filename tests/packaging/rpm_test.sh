@@ -183,6 +183,12 @@ if [ "$out" = "ibsetup $spec_version" ]; then
 else
   bad "installed ibsetup --version: $out"
 fi
+# The library looks for the plugin where ibsetup-nm installs it.
+if grep -qaF /usr/lib64/ibsetup "$root/usr/lib64/libibsetup.so.0"; then
+  ok "libibsetup's plugin directory is /usr/lib64/ibsetup"
+else
+  bad "libibsetup.so.0 does not name /usr/lib64/ibsetup as its plugin directory"
+fi
 mkdir -p "$tmp/render"
 if LD_LIBRARY_PATH=$root/usr/lib64 IBSETUP_NM_PLUGIN=$root/usr/lib64/ibsetup/ibsetup-nm.so \
   "$root/usr/sbin/ibsetup" render "$root/usr/share/ibsetup/profiles/example.yaml" --node cn001 \
