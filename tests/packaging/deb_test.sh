@@ -38,6 +38,18 @@ fi
 mv "$tmp/ibsetup-$version.tar.gz" "$tmp/ibsetup_$version.orig.tar.gz"
 tar -C "$tmp" -xzf "$tmp/ibsetup_$version.orig.tar.gz"
 tree=$tmp/ibsetup-$version
+# The tarball keeps the fixtures' relative symlinks as they are (the sysfs trees need them).
+links=0
+wrong=0
+while IFS= read -r -d '' link; do
+  rel=${link#"$src"/}
+  if [ "$(readlink "$link")" != "$(readlink "$tree/$rel" 2>/dev/null)" ]; then
+    bad "source tarball: symlink $rel -> $(readlink "$tree/$rel" 2>/dev/null), expected $(readlink "$link")"
+    wrong=$((wrong + 1))
+  fi
+  links=$((links + 1))
+done < <(find "$src/tests/fixtures" -type l -print0)
+[ "$wrong" -eq 0 ] && [ "$links" -gt 0 ] && ok "source tarball keeps the $links fixture symlinks"
 cp -a "$src/packaging/deb/debian" "$tree/debian"
 start=$SECONDS
 if ! (cd "$tree" && DEB_BUILD_OPTIONS="nocheck parallel=2" dpkg-buildpackage -us -uc -b \

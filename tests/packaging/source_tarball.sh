@@ -9,4 +9,4 @@ name=$3
 version=$4
 tar -C "$src" --exclude-vcs --exclude='./build' --exclude='./build-*' --exclude='./demo-out' \
   --exclude='./bench/out' --exclude='./obj-*' --exclude='./debian' \
-  --transform "s,^\\.,$name-$version," -czf "$out/$name-$version.tar.gz" .
+  --transform "s,^\\.,$name-$version,S" -czf "$out/$name-$version.tar.gz" .
