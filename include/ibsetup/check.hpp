@@ -40,6 +40,8 @@ bool is_check_id_or_group(const std::string& name);
 struct Settings {
   std::vector<std::string> disabled;   // ids or groups; their results become skip
   std::vector<std::string> warn_only;  // ids or groups whose failures are warnings
+  // True when id ("port.rate") or its group ("port") is disabled.
+  bool disables(const std::string& id) const;
 };
 
 // Applies settings to results: disabled ones become skip ("disabled"), warn_only failures

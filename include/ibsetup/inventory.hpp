@@ -133,4 +133,8 @@ bool is_live_root(const std::string& root);
 std::unique_ptr<AddressSource> make_netlink_address_source();
 std::unique_ptr<VerbsSource> make_verbs_source();
 
+// inspect(options), with the live sources attached when options.sysfs_root is this machine's
+// own /sys (for a captured tree they would describe another host).
+Host inspect_host(Options options);
+
 }  // namespace ibsetup::inventory

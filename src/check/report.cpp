@@ -70,10 +70,15 @@ bool is_check_id_or_group(const std::string& name)
                      [&](const std::string& id) { return id == name || group_of(id) == name; });
 }
 
+bool Settings::disables(const std::string& id) const
+{
+  return matches(id, disabled);
+}
+
 void apply_settings(std::vector<Result>& results, const Settings& settings)
 {
   for (auto& r : results) {
-    if (matches(r.id, settings.disabled)) {
+    if (settings.disables(r.id)) {
       r.status = Status::skip;
       r.message = r.subject + ": " + r.id + " disabled";
     } else if (r.status == Status::fail && matches(r.id, settings.warn_only)) {

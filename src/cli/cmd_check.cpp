@@ -87,15 +87,7 @@ inventory::Host observe(const profile::ResolvedNode& node, const std::string& sy
   o.sysfs_root = sysfs_root;
   o.counters = counters;
   o.netdev_names = plan::netdev_names(node);
-  std::unique_ptr<inventory::AddressSource> addresses;
-  std::unique_ptr<inventory::VerbsSource> verbs;
-  if (inventory::is_live_root(sysfs_root)) {
-    addresses = inventory::make_netlink_address_source();
-    verbs = inventory::make_verbs_source();
-    o.addresses = addresses.get();
-    o.verbs = verbs.get();
-  }
-  auto host = inventory::inspect(o);
+  auto host = inventory::inspect_host(o);
   host.host = node.host;
   return host;
 }
@@ -172,11 +164,6 @@ int CheckCommands::check()
   settings.disabled.insert(settings.disabled.end(), m_disable.begin(), m_disable.end());
   settings.warn_only = node.checks.warn;
   settings.warn_only.insert(settings.warn_only.end(), m_warn.begin(), m_warn.end());
-  const auto disabled = [&](const std::string& id) {
-    const auto& d = settings.disabled;
-    return std::find(d.begin(), d.end(), id) != d.end() ||
-           std::find(d.begin(), d.end(), id.substr(0, id.find('.'))) != d.end();
-  };
   // Each probe gets its deadline, but never more than what is left of --timeout (the RDMA
   // checks may take two deadlines with --rdma-pingpong).
   const auto deadline = [&](int parts) {
@@ -188,12 +175,12 @@ int CheckCommands::check()
     const int want = m_peer_timeout_ms > 0 ? m_peer_timeout_ms : node.checks.peer_timeout_ms;
     return std::max(1, std::min(want, static_cast<int>(left_ms / parts)));
   };
-  if (!m_no_peers && !node.peers.empty() && !disabled("ip.peer")) {
+  if (!m_no_peers && !node.peers.empty() && !settings.disables("ip.peer")) {
     auto peers = check::check_ip_peers(node, deadline(1));
     report.checks.insert(report.checks.end(), peers.begin(), peers.end());
   }
   // The RDMA checks open this host's devices: not for a captured tree or a saved inventory.
-  if (!disabled("rdma") && m_inventory.empty() && inventory::is_live_root(m_sysfs_root)) {
+  if (!settings.disables("rdma") && m_inventory.empty() && inventory::is_live_root(m_sysfs_root)) {
     check::RdmaOptions rdma;
     rdma.pingpong = m_rdma_pingpong && !m_no_peers;
     rdma.port = m_rdma_port;

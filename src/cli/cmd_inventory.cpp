@@ -30,16 +30,7 @@ int InventoryCommands::run()
   inventory::Options options;
   options.sysfs_root = m_sysfs_root;
   options.counters = m_counters;
-  std::unique_ptr<inventory::AddressSource> addresses;
-  std::unique_ptr<inventory::VerbsSource> verbs;
-  const bool live = inventory::is_live_root(m_sysfs_root);
-  if (live) {
-    addresses = inventory::make_netlink_address_source();
-    verbs = inventory::make_verbs_source();
-    options.addresses = addresses.get();
-    options.verbs = verbs.get();
-  }
-  const auto host = inventory::inspect(options);
+  const auto host = inventory::inspect_host(options);
   if (m_json) {
     std::cout << inventory::host_to_json(host);
   } else {

@@ -73,15 +73,7 @@ inventory::Host observe(const profile::ResolvedNode& node, const std::string& sy
   inventory::Options o;
   o.sysfs_root = sysfs_root;
   o.netdev_names = plan::netdev_names(node);
-  std::unique_ptr<inventory::AddressSource> addresses;
-  std::unique_ptr<inventory::VerbsSource> verbs;
-  if (inventory::is_live_root(sysfs_root)) {
-    addresses = inventory::make_netlink_address_source();
-    verbs = inventory::make_verbs_source();
-    o.addresses = addresses.get();
-    o.verbs = verbs.get();
-  }
-  auto host = inventory::inspect(o);
+  auto host = inventory::inspect_host(o);
   host.host = node.host;
   return host;
 }

@@ -421,4 +421,17 @@ Host inspect(const Options& options)
   return host;
 }
 
+Host inspect_host(Options options)
+{
+  std::unique_ptr<AddressSource> addresses;
+  std::unique_ptr<VerbsSource> verbs;
+  if (is_live_root(options.sysfs_root)) {
+    addresses = make_netlink_address_source();
+    verbs = make_verbs_source();
+    options.addresses = addresses.get();
+    options.verbs = verbs.get();
+  }
+  return inspect(options);
+}
+
 }  // namespace ibsetup::inventory
