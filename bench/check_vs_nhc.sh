@@ -11,6 +11,7 @@ runs=${1:-50}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ibsetup=$(pwd)/build/src/ibsetup
+timer=$(pwd)/build/bench/bench_spawn_timer
 # The bench profile leaves addresses out: the namespace has no IPoIB netdevs to hold them.
 grep -v 'ipv4:' tests/data/check/cluster.yaml >"$work/cluster.yaml"
 
@@ -62,29 +63,30 @@ done
 IBS
 chmod +x "$work"/*.sh
 
-unshare -m -n bash -s "$(pwd)/tests/fixtures/sysfs/hdr-2hca" "$ibsetup" "$runs" "$work" <<'INNER'
+unshare -m -n bash -s "$(pwd)/tests/fixtures/sysfs/hdr-2hca" "$ibsetup" "$runs" "$work" "$timer" <<'INNER'
 set -euo pipefail
-tree=$1 ibsetup=$2 runs=$3 work=$4
+tree=$1 ibsetup=$2 runs=$3 work=$4 timer=$5
 mount -t tmpfs ibsetup-bench /sys
 cp -a "$tree"/. /sys/
 "$ibsetup" check "$work/cluster.yaml" --node hdr01 >"$work/check.txt" || { cat "$work/check.txt"; exit 1; }
 "$work/nhc_style.sh" || exit 1
 "$work/ibstat_style.sh" || exit 1
-now_us() { echo $(($(date +%s%N) / 1000)); }
-a=() b=() c=()
-for ((i = 0; i < runs; i++)); do
-  s=$(now_us); "$ibsetup" check "$work/cluster.yaml" --node hdr01 >/dev/null; e=$(now_us); a+=($((e - s)))
-  s=$(now_us); "$work/nhc_style.sh" >/dev/null; e=$(now_us); b+=($((e - s)))
-  s=$(now_us); "$work/ibstat_style.sh" >/dev/null; e=$(now_us); c+=($((e - s)))
-done
-median() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {printf "%.2f", v[int((NR+1)/2)]/1000}'; }
-ours=$(median "${a[@]}") nhc=$(median "${b[@]}") ibs=$(median "${c[@]}")
+# bench_spawn_timer runs the commands interleaved and times each spawn-to-exit; the last three
+# lines are floors: no program started by exec, and no bash script, can take less here.
+"$timer" "$runs" -- "$ibsetup" check "$work/cluster.yaml" --node hdr01 -- "$work/nhc_style.sh" \
+  -- "$work/ibstat_style.sh" -- "$ibsetup" --version -- /bin/true -- bash -c : >"$work/times"
+col() { awk -v n="$1" 'NR == n {print $1}' "$work/times"; }
+ours=$(col 1) nhc=$(col 2) ibs=$(col 3)
 checks=$(grep -c '^pass' "$work/check.txt")
-echo "fixture hdr-2hca (2 HCAs, ib0/ib1), ibsetup: $checks checks passed; median of $runs runs"
-printf '%-44s %8s\n' "command" "ms"
-printf '%-44s %8s\n' "ibsetup check (local, no peers)" "$ours"
-printf '%-44s %8s\n' "NHC-style bash script" "$nhc"
-printf '%-44s %8s\n' "ibstat + ip -j addr + shell compare" "$ibs"
+echo "fixture hdr-2hca (2 HCAs, ib0/ib1), ibsetup: $checks checks passed; median of $runs runs (p10-p90)"
+printf '%-44s %8s %16s\n' "command" "ms" "p10-p90"
+i=0
+for label in "ibsetup check (local, no peers)" "NHC-style bash script" \
+  "ibstat + ip -j addr + shell compare" "floor: ibsetup --version" "floor: /bin/true" \
+  "floor: bash -c :"; do
+  i=$((i + 1))
+  awk -v n="$i" -v l="$label" 'NR == n {printf "%-44s %8.2f %7.2f-%-8.2f\n", l, $1, $2, $3}' "$work/times"
+done
 awk -v a="$ours" -v b="$nhc" -v c="$ibs" 'BEGIN {
   printf "NHC-style / ibsetup: %.1fx   ibstat script / ibsetup: %.1fx\n", b / a, c / a }'
 INNER

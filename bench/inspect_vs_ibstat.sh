@@ -9,29 +9,22 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 python3 tests/fixtures/sysfs/make_fixtures.py --bench "$out/sys" 8
 ibsetup=$(pwd)/build/src/ibsetup
+timer=$(pwd)/build/bench/bench_spawn_timer
 
-unshare -m bash -s "$out/sys" "$ibsetup" "$runs" <<'INNER'
+unshare -m bash -s "$out/sys" "$ibsetup" "$runs" "$timer" "$out" <<'INNER'
 set -euo pipefail
-tree=$1 ibsetup=$2 runs=$3
+tree=$1 ibsetup=$2 runs=$3 timer=$4 out=$5
 mount -t tmpfs ibsetup-bench /sys
 cp -a "$tree"/. /sys/
-# Interleaved runs (A B C A B C ...) so that a noisy neighbour hits every command alike.
-now_us() { echo $(($(date +%s%N) / 1000)); }
-a=() b=() c=()
-for ((i = 0; i < runs; i++)); do
-  s=$(now_us); "$ibsetup" inspect --json >/dev/null 2>&1 || true; e=$(now_us); a+=($((e - s)))
-  s=$(now_us); ibstat >/dev/null 2>&1 || true; e=$(now_us); b+=($((e - s)))
-  if ((i % 5 == 0)); then s=$(now_us); ibstatus >/dev/null 2>&1 || true; e=$(now_us); c+=($((e - s))); fi
-done
-median() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {printf "%.2f", v[int((NR+1)/2)]/1000}'; }
-ours=$(median "${a[@]}")
-ibstat=$(median "${b[@]}")
-ibstatus=$(median "${c[@]}")
+# bench_spawn_timer runs the commands interleaved and times each spawn-to-exit.
+"$timer" "$runs" --allow-fail -- "$ibsetup" inspect --json -- ibstat >"$out/times"
+"$timer" $((runs / 5 + 1)) --allow-fail -- ibstatus >>"$out/times"
+ours=$(awk 'NR == 1 {print $1}' "$out/times")
+ibstat=$(awk 'NR == 2 {print $1}' "$out/times")
+ibstatus=$(awk 'NR == 3 {print $1}' "$out/times")
 ports=$("$ibsetup" inspect --json | grep -o "phys_state" | wc -l)
-echo "tree: 8 HCAs, $ports ports (128-entry P_Key tables), median of $runs runs"
-printf '%-40s %8s\n' "command" "ms"
-printf '%-40s %8s\n' "ibsetup inspect --json" "$ours"
-printf '%-40s %8s\n' "ibstat" "$ibstat"
-printf '%-40s %8s\n' "ibstatus" "$ibstatus"
+echo "tree: 8 HCAs, $ports ports (128-entry P_Key tables), median of $runs runs (p10-p90)"
+printf '%-40s %8s %16s\n' "command" "ms" "p10-p90"
+awk '{printf "%-40s %8.2f %7.2f-%-8.2f\n", ($4 ~ /ibsetup$/ ? "ibsetup inspect --json" : $4), $1, $2, $3}' "$out/times"
 awk -v a="$ours" -v b="$ibstat" 'BEGIN {printf "ratio ibsetup / ibstat: %.2f\n", a / b}'
 INNER

@@ -14,6 +14,8 @@ namespace {
 constexpr int k_max_links = 40;
 constexpr long k_max_components = 64;
 constexpr size_t k_max_attribute = 65536;
+// Directory descriptors kept open at most; a larger tree falls back to whole-path opens.
+constexpr size_t k_max_dir_fds = 256;
 
 }  // namespace
 
@@ -22,6 +24,32 @@ SysfsReader::SysfsReader(std::string root, bool live) : m_root(std::move(root)),
   while (m_root.size() > 1 && m_root.back() == '/') {
     m_root.pop_back();
   }
+}
+
+SysfsReader::~SysfsReader()
+{
+  for (const auto& entry : m_dir_fds) {
+    if (entry.second >= 0) {
+      close(entry.second);
+    }
+  }
+}
+
+int SysfsReader::dir_fd(const std::string& resolved) const
+{
+  const auto found = m_dir_fds.find(resolved);
+  if (found != m_dir_fds.end()) {
+    return found->second;
+  }
+  if (m_dir_fds.size() >= k_max_dir_fds) {
+    return -1;
+  }
+  // The path is already resolved (no symlinks in it), so O_NOFOLLOW only guards the last
+  // component against a link planted since.
+  const std::string full = m_root + "/" + resolved;
+  const int fd = open(full.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  m_dir_fds.emplace(resolved, fd);
+  return fd;
 }
 
 std::optional<std::string> SysfsReader::resolve(const std::string& rel) const
@@ -83,19 +111,21 @@ std::optional<std::string> SysfsReader::resolve_depth(const std::string& rel, in
 std::optional<std::string> SysfsReader::read(const std::string& rel) const
 {
   const auto slash = rel.rfind('/');
-  std::string path;
-  if (slash == std::string::npos) {
-    path = rel;
-  } else {
-    const auto dir = resolve(rel.substr(0, slash));
-    if (!dir) {
+  std::string dir;
+  const std::string name = slash == std::string::npos ? rel : rel.substr(slash + 1);
+  if (slash != std::string::npos) {
+    const auto resolved = resolve(rel.substr(0, slash));
+    if (!resolved) {
       return std::nullopt;
     }
-    path = *dir + rel.substr(slash);
+    dir = *resolved;
   }
-  const std::string full = m_root + "/" + path;
   // O_NONBLOCK: a FIFO planted in a captured tree must not hang the reader.
-  const int fd = open(full.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  constexpr int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+  const int at = dir.empty() ? -1 : dir_fd(dir);
+  const int fd = at >= 0
+                     ? openat(at, name.c_str(), flags)
+                     : open((m_root + "/" + (dir.empty() ? "" : dir + "/") + name).c_str(), flags);
   if (fd < 0) {
     return std::nullopt;
   }

@@ -14,6 +14,9 @@ public:
   // live: root is the kernel's own sysfs, whose attributes are always regular files, so the
   // per-file type check (a captured tree could hold device nodes or FIFOs) is skipped.
   explicit SysfsReader(std::string root, bool live = false);
+  ~SysfsReader();
+  SysfsReader(const SysfsReader&) = delete;
+  SysfsReader& operator=(const SysfsReader&) = delete;
 
   const std::string& root() const { return m_root; }
 
@@ -34,10 +37,14 @@ public:
 
 private:
   std::optional<std::string> resolve_depth(const std::string& rel, int links) const;
+  // An O_PATH descriptor of a resolved directory, cached: reading a port's attributes and its
+  // 128-entry P_Key table then costs one path component per file, not a walk from the root.
+  int dir_fd(const std::string& resolved) const;
 
   std::string m_root;
   bool m_live = false;
   mutable std::unordered_map<std::string, std::optional<std::string>> m_resolved;
+  mutable std::unordered_map<std::string, int> m_dir_fds;
 };
 
 }  // namespace ibsetup::inventory

@@ -1,0 +1,256 @@
+#include "inventory/read.hpp"
+
+#include "inventory/parse.hpp"
+
+#include "common/strings.hpp"
+
+#include <algorithm>
+
+namespace ibsetup::inventory {
+
+namespace {
+
+bool is_pci_address(const std::string& s)
+{
+  // dddd:bb:dd.f
+  return s.size() == 12 && s[4] == ':' && s[7] == ':' && s[10] == '.';
+}
+
+std::string last_component(const std::string& path)
+{
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string parent_of(const std::string& path)
+{
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+std::optional<PciLink> read_pci(const Reader& r, const std::string& device_link)
+{
+  const auto dir = r.fs().resolve(device_link);
+  if (!dir || !is_pci_address(last_component(*dir))) {
+    return std::nullopt;
+  }
+  PciLink pci;
+  pci.address = last_component(*dir);
+  const std::string d = *dir + "/";
+  pci.vendor = r.text(d + "vendor");
+  pci.device = r.text(d + "device");
+  pci.link_speed_gts = r.parsed<double>(d + "current_link_speed", parse_pci_speed, "'N GT/s'");
+  pci.link_width = r.parsed<int>(d + "current_link_width", parse_decimal_int, "a number");
+  pci.max_link_speed_gts = r.parsed<double>(d + "max_link_speed", parse_pci_speed, "'N GT/s'");
+  pci.max_link_width = r.parsed<int>(d + "max_link_width", parse_decimal_int, "a number");
+  pci.numa_node = r.parsed<int>(d + "numa_node", parse_decimal_int, "a number");
+  if (pci.numa_node && *pci.numa_node < 0) {
+    pci.numa_node.reset();
+  }
+  const std::string bridge = parent_of(*dir);
+  if (is_pci_address(last_component(bridge))) {
+    pci.bridge = last_component(bridge);
+    pci.bridge_max_speed_gts =
+        r.parsed<double>(bridge + "/max_link_speed", parse_pci_speed, "'N GT/s'");
+    pci.bridge_max_width = r.parsed<int>(bridge + "/max_link_width", parse_decimal_int, "a number");
+  }
+  return pci;
+}
+
+bool all_digits(const std::string& s)
+{
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::vector<std::string> numeric_entries(const SysfsReader& fs, const std::string& dir)
+{
+  auto entries = fs.list(dir);
+  entries.erase(std::remove_if(entries.begin(), entries.end(),
+                               [](const std::string& e) { return !all_digits(e); }),
+                entries.end());
+  std::sort(entries.begin(), entries.end(), [](const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() < b.size() : a < b;
+  });
+  return entries;
+}
+
+// Counters the kernel keeps in 8, 16 or 32 bits saturate instead of wrapping.
+bool saturated(uint64_t v)
+{
+  return v == 255 || v == 65535 || v == 4294967295ULL;
+}
+
+Port read_port(const Reader& r, const std::string& base, int number, bool counters)
+{
+  Port p;
+  p.port = number;
+  const std::string d = base + "/";
+  if (auto s = r.parsed<CodeName>(d + "state", parse_port_state, "'N: NAME'")) {
+    p.state_code = s->code;
+    p.state = s->name;
+  }
+  if (auto s = r.parsed<CodeName>(d + "phys_state", parse_phys_state, "'N: Name'")) {
+    p.phys_state_code = s->code;
+    p.phys_state = s->name;
+  }
+  if (auto rate = r.parsed<Rate>(d + "rate", parse_rate, "'N Gb/sec (WX SPEED)'")) {
+    p.rate_gbps = rate->gbps;
+    p.width = rate->width;
+    p.speed = rate->speed;
+  }
+  p.link_layer = r.text(d + "link_layer");
+  p.lid = r.parsed<int>(d + "lid", parse_hex_int, "a hex LID");
+  p.sm_lid = r.parsed<int>(d + "sm_lid", parse_hex_int, "a hex LID");
+  p.lmc = r.parsed<int>(d + "lid_mask_count", parse_decimal_int, "a number");
+  p.cap_mask = r.parsed<std::string>(d + "cap_mask", parse_cap_mask, "a hex mask");
+  p.port_guid = r.parsed<std::string>(d + "gids/0", guid_of_gid, "a GID");
+  if (p.link_layer && *p.link_layer == "Ethernet") {
+    // A RoCE port names its netdev in its GID table (what `rdma link` shows).
+    p.netdev = r.text(d + "gid_attrs/ndevs/0");
+  }
+  // The kernel numbers P_Key entries 0 .. table length - 1; reading until the first missing
+  // index saves listing the (large) directory.
+  for (int index = 0; index < 0x10000; ++index) {
+    const std::string rel = d + "pkeys/" + std::to_string(index);
+    const auto raw = r.fs().read(rel);
+    if (!raw) {
+      break;
+    }
+    const auto pkey = parse_pkey(*raw);
+    if (!pkey) {
+      r.warn(rel, *raw, "0xNNNN");
+    } else if (*pkey != 0) {
+      p.pkeys.push_back(*pkey);
+    }
+  }
+  if (counters) {
+    for (const auto& name : r.fs().list(d + "counters")) {
+      if (auto v = r.parsed<int64_t>(
+              d + "counters/" + name,
+              [](const std::string& t) -> std::optional<int64_t> {
+                const auto u = util::parse_unsigned(util::trim(t));
+                return u ? std::optional<int64_t>(static_cast<int64_t>(*u)) : std::nullopt;
+              },
+              "a number")) {
+        p.counters[name] = static_cast<uint64_t>(*v);
+        if (saturated(static_cast<uint64_t>(*v))) {
+          p.saturated.push_back(name);
+        }
+      }
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+Device read_device(const Reader& r, const std::string& name, bool counters)
+{
+  Device dev;
+  dev.name = name;
+  const std::string base = "class/infiniband/" + name;
+  const std::string d = base + "/";
+  if (auto t = r.text(d + "node_type")) {
+    const auto colon = t->find(':');
+    dev.node_type = std::string(util::trim(colon == std::string::npos ? *t : t->substr(colon + 1)));
+  }
+  dev.fw_ver = r.text(d + "fw_ver");
+  dev.node_guid = r.parsed<std::string>(d + "node_guid", parse_guid, "a GUID");
+  dev.sys_image_guid = r.parsed<std::string>(d + "sys_image_guid", parse_guid, "a GUID");
+  dev.hca_type = r.text(d + "hca_type");
+  dev.board_id = r.text(d + "board_id");
+  dev.hw_rev = r.text(d + "hw_rev");
+  dev.driver = r.fs().link_name(d + "device/driver");
+  dev.pci = read_pci(r, d + "device");
+  for (const auto& p : numeric_entries(r.fs(), d + "ports")) {
+    const auto number = util::parse_unsigned(p);
+    if (!number || *number > 255) {
+      r.warn(d + "ports/" + p, p, "a port number from 1 to 255");
+      continue;
+    }
+    dev.ports.push_back(read_port(r, d + "ports/" + p, static_cast<int>(*number), counters));
+  }
+  return dev;
+}
+
+Netdev read_netdev(const Reader& r, const std::string& name)
+{
+  Netdev n;
+  n.name = name;
+  const std::string d = "class/net/" + name + "/";
+  n.type = r.parsed<int>(d + "type", parse_decimal_int, "a number");
+  n.ipoib = n.type && *n.type == 32;
+  n.ifindex = r.parsed<int>(d + "ifindex", parse_decimal_int, "a number");
+  n.mtu = r.parsed<int>(d + "mtu", parse_decimal_int, "a number");
+  n.operstate = r.text(d + "operstate");
+  if (auto flags = r.parsed<int>(d + "flags", parse_hex_int, "a hex number")) {
+    n.admin_up = (*flags & 0x1) != 0;  // IFF_UP
+  }
+  if (auto c = r.text(d + "carrier")) {
+    n.carrier = *c == "1";
+  }
+  if (n.ipoib) {
+    n.mode = r.text(d + "mode");
+    n.pkey = r.parsed<uint16_t>(d + "pkey", parse_pkey, "0xNNNN");
+    n.parent = r.text(d + "parent");
+    if (auto u = r.text(d + "umcast")) {
+      n.umcast = *u == "1";
+    }
+  }
+  return n;
+}
+
+void bind_netdevs(const Reader& r, Host& host,
+                  const std::map<std::string, std::optional<std::string>>& ipoib_guids)
+{
+  for (auto& n : host.netdevs) {
+    const std::string d = "class/net/" + n.name + "/";
+    if (n.ipoib) {
+      const auto found = ipoib_guids.find(n.name);
+      const auto guid = found != ipoib_guids.end() ? found->second : std::nullopt;
+      for (const auto& dev : host.devices) {
+        for (const auto& p : dev.ports) {
+          if (guid && p.port_guid && *guid == *p.port_guid) {
+            n.device = dev.name;
+            n.port = p.port;
+          }
+        }
+      }
+      if (n.device) {
+        continue;
+      }
+    }
+    const auto netdev_pci = r.fs().resolve(d + "device");
+    if (!netdev_pci) {
+      continue;
+    }
+    for (const auto& dev : host.devices) {
+      if (r.fs().resolve("class/infiniband/" + dev.name + "/device") != netdev_pci) {
+        continue;
+      }
+      auto dev_port = r.parsed<int>(d + "dev_port", parse_decimal_int, "a number");
+      if (!dev_port) {
+        dev_port = r.parsed<int>(d + "dev_id", parse_hex_int, "a hex number");
+      }
+      const int port = dev_port ? *dev_port + 1 : 1;
+      const bool has_port = std::any_of(dev.ports.begin(), dev.ports.end(),
+                                        [&](const Port& p) { return p.port == port; });
+      if (has_port) {
+        n.device = dev.name;
+        n.port = port;
+      }
+    }
+  }
+  for (auto& dev : host.devices) {
+    for (auto& p : dev.ports) {
+      for (const auto& n : host.netdevs) {
+        const bool base = !n.parent && (!n.pkey || (*n.pkey & 0x7fffU) == 0x7fffU);
+        if (n.device == dev.name && n.port == p.port && base && !p.netdev) {
+          p.netdev = n.name;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace ibsetup::inventory

@@ -1,0 +1,68 @@
+// Reading one device or netdev from sysfs, with warnings that name the file; inspect.cpp
+// decides which to read, on which thread, and puts the host together.
+#pragma once
+
+#include "inventory/sysfs.hpp"
+
+#include <ibsetup/inventory.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ibsetup::inventory {
+
+// Reads one attribute and parses it; warns (naming the file) when present but malformed.
+class Reader {
+public:
+  Reader(const SysfsReader& fs, std::vector<std::string>& warnings) : m_fs(fs), m_warnings(warnings)
+  {
+  }
+
+  std::optional<std::string> text(const std::string& rel) const
+  {
+    auto v = m_fs.read(rel);
+    if (v && v->empty()) {
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  template <class T, class F>
+  std::optional<T> parsed(const std::string& rel, F parse, const char* expected) const
+  {
+    const auto raw = m_fs.read(rel);
+    if (!raw) {
+      return std::nullopt;
+    }
+    auto value = parse(*raw);
+    if (!value) {
+      warn(rel, *raw, expected);
+    }
+    return value;
+  }
+
+  void warn(const std::string& rel, const std::string& raw, const char* expected) const
+  {
+    m_warnings.push_back(m_fs.root() + "/" + rel + ": cannot parse '" + raw + "' (expected " +
+                         expected + ")");
+  }
+
+  const SysfsReader& fs() const { return m_fs; }
+
+private:
+  const SysfsReader& m_fs;
+  std::vector<std::string>& m_warnings;
+};
+
+Device read_device(const Reader& r, const std::string& name, bool counters);
+Netdev read_netdev(const Reader& r, const std::string& name);
+
+// Binds netdevs to HCA ports: by port GUID in the IPoIB hardware address (as ibdev2netdev
+// does), else by PCI device and dev_port. ipoib_guids: each IPoIB netdev's port GUID, from
+// the last 8 bytes of its hardware address.
+void bind_netdevs(const Reader& r, Host& host,
+                  const std::map<std::string, std::optional<std::string>>& ipoib_guids);
+
+}  // namespace ibsetup::inventory
