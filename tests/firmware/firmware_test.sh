@@ -278,5 +278,63 @@ out=$("$bin" apply "$work/two.yaml" --node n1 --dry-run --mstconfig "$work/mstco
 expect_grep "apply --dry-run" 'firmware link types: not known: .*HCA mlx5_0 is not on this host' "$out"
 expect_grep "apply --dry-run goes on" '^plan for n1' "$out"
 
+# 12. apply's own firmware step (not through `firmware --apply`): apply reads the live /sys, so
+#     a fixture is mounted over /sys in a private mount namespace, with a fresh network
+#     namespace whose links must be the same afterwards (root only; CI runs as root).
+# in_fixture TREE ARGS...: runs `ibsetup apply ARGS` there; prints its output, then "links: N".
+in_fixture() {
+  local tree=$1
+  shift
+  unshare -m -n bash -c '
+    mount -t tmpfs ibsetup-test /sys && cp -a "$1"/. /sys/ || exit 99
+    before=$(ip -o link | md5sum)
+    shift
+    "$@" 2>&1
+    rc=$?
+    [ "$(ip -o link | md5sum)" = "$before" ] && echo "links: unchanged" || echo "links: CHANGED"
+    exit $rc' in_fixture "$tree" "$@"
+}
+if [ "$(id -u)" = 0 ] && unshare -m -n true 2>/dev/null; then
+  apply_fw=("$bin" apply "$work/vpi.yaml" --node v1 --mstconfig "$work/mstconfig"
+    --lock-file "$work/lock")
+  # The port that runs Ethernet is set to IB: exit 9 before any interface is touched.
+  fake
+  rm -rf "$work/state" "$IBSETUP_REBOOT_MARKER"
+  state 0000:5e:00.0 IB ETH
+  out=$(in_fixture "$fixtures/vpi-eth-port" "${apply_fw[@]}"); code=$?
+  expect_code "apply: firmware reboot" "$code" 9
+  expect_grep "apply: set port 2" '^argv: -y -d 0000:5e:00.0 set LINK_TYPE_P2=1$' "$(log)"
+  expect_grep "apply: says why it stops" 'reboot required' "$out"
+  expect_no_grep "apply: no interface step" 'applying [0-9]+ changes|changes applied' "$out"
+  expect_grep "apply: links untouched" '^links: unchanged$' "$out"
+  expect_grep "apply: marker" 'LINK_TYPE_P2=IB \(running Ethernet\)' "$(cat "$IBSETUP_REBOOT_MARKER" 2>/dev/null)"
+  # mstconfig fails: exit 4, nothing set, no interface step.
+  fake FAKE_MSTCONFIG_FAIL=query:0000:5e:00.0
+  out=$(in_fixture "$fixtures/vpi-eth-port" "${apply_fw[@]}"); code=$?
+  expect_code "apply: firmware failure" "$code" 4
+  expect_grep "apply: failure named" 'mstconfig cannot open the device 0000:5e:00.0' "$out"
+  expect_no_grep "apply: failure, no set" 'set' "$(log)"
+  expect_grep "apply: failure, links untouched" '^links: unchanged$' "$out"
+  # --no-firmware: mstconfig is never run and apply goes on to the interfaces.
+  fake
+  out=$(in_fixture "$fixtures/vpi-eth-port" "${apply_fw[@]}" --no-firmware); code=$?
+  [ ! -e "$work/log" ] && ok || bad "apply --no-firmware: mstconfig was run" "$(log)"
+  expect_grep "apply --no-firmware: says so" 'firmware link types: skipped \(--no-firmware\)' "$out"
+  # In sync (port 2 stays Ethernet): queried, nothing set, no reboot owed, and apply goes on
+  # to the interfaces.
+  state 0000:5e:00.0 IB ETH
+  out=$(in_fixture "$fixtures/vpi-eth-port" "$bin" apply "$work/eth.yaml" --node e1 \
+    --mstconfig "$work/mstconfig" --lock-file "$work/lock"); code=$?
+  expect_no_grep "apply in sync: no set" 'set' "$(log)"
+  expect_grep "apply in sync: queried" '^argv: -d 0000:5e:00.0 query' "$(log)"
+  expect_grep "apply in sync: 0 firmware changes" '^firmware link types on e1: 0 changes made$' "$out"
+  # ib1 sits on the Ethernet port, so the interface plan refuses (exit 3), changing nothing.
+  expect_grep "apply in sync: went on to the interfaces" '^plan for e1' "$out"
+  expect_code "apply in sync: the plan's own verdict" "$code" 3
+  [ ! -e "$IBSETUP_REBOOT_MARKER" ] && ok || bad "apply in sync: stale marker removed"
+else
+  echo "SKIP apply's firmware step: needs root and unshare"
+fi
+
 echo "firmware: $pass passed, $fail failed"
 [ "$fail" = 0 ]
