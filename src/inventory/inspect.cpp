@@ -17,14 +17,16 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <mutex>
+#include <system_error>
 #include <thread>
 
 namespace ibsetup::inventory {
 
 namespace {
 
-// Reads the devices on up to k_max_threads threads, each with its own reader, while the calling
-// thread first runs `alongside` (the netdevs) and then helps. A port's 128-entry P_Key table is
+// Reads the devices on worker threads, each with its own reader, while the calling thread first
+// runs `alongside` (the netdevs) and then helps. A port's 128-entry P_Key table is
 // 128 files, so an 8-HCA node means thousands of open/read/close calls; bench/ measures it.
 void read_devices(const Options& options, const std::vector<std::string>& names, Host& host,
                   bool live, const std::function<void()>& alongside)
@@ -37,37 +39,53 @@ void read_devices(const Options& options, const std::vector<std::string>& names,
   std::vector<Device> devices(names.size());
   std::vector<std::vector<std::string>> warnings(names.size());
   std::atomic<size_t> next{0};
-  auto work = [&](bool own_files) {
-    if (own_files) {
-      // open() and close() take the fd table's lock, which threads of one process share; a
-      // private copy of the table avoids that contention (about 3% of inspect here).
-      unshare(CLONE_FILES);
+  std::mutex error_mutex;
+  std::exception_ptr failed;  // the first error that is not one device's own
+  const auto keep_error = [&] {
+    const std::lock_guard<std::mutex> hold(error_mutex);
+    if (!failed) {
+      failed = std::current_exception();
     }
-    SysfsReader fs(options.sysfs_root, live);
-    for (size_t i = next++; i < names.size(); i = next++) {
-      Reader r(fs, warnings[i]);
-      // Nothing may escape a worker thread (it would terminate the process).
-      try {
-        devices[i] = read_device(r, names[i], options.counters);
-      } catch (const std::exception& e) {
-        devices[i] = Device{};
-        devices[i].name = names[i];
-        warnings[i].push_back(fs.root() + "/class/infiniband/" + names[i] +
-                              ": cannot be read: " + e.what());
+  };
+  auto work = [&](bool own_files) {
+    // Nothing may escape a thread (it would terminate the process): errors are kept and
+    // rethrown once every thread has been joined.
+    try {
+      if (own_files) {
+        // open() and close() take the fd table's lock, which threads of one process share; a
+        // private copy of the table avoids that contention (about 3% of inspect here).
+        unshare(CLONE_FILES);
       }
+      SysfsReader fs(options.sysfs_root, live);
+      for (size_t i = next++; i < names.size(); i = next++) {
+        Reader r(fs, warnings[i]);
+        try {
+          devices[i] = read_device(r, names[i], options.counters);
+        } catch (const std::exception& e) {
+          devices[i] = Device{};
+          devices[i].name = names[i];
+          warnings[i].push_back(fs.root() + "/class/infiniband/" + names[i] +
+                                ": cannot be read: " + e.what());
+        }
+      }
+    } catch (...) {
+      keep_error();
     }
   };
   std::vector<std::thread> pool;
-  for (size_t t = 0; t < workers; ++t) {
-    pool.emplace_back(work, true);
+  try {
+    for (size_t t = 0; t < workers; ++t) {
+      pool.emplace_back(work, true);
+    }
+  } catch (const std::system_error&) {
+    // No thread to be had (EAGAIN): the threads that started and this one do the work.
   }
-  std::exception_ptr failed;
   try {
     if (alongside) {
       alongside();
     }
   } catch (...) {
-    failed = std::current_exception();  // the workers still hold references: join them first
+    keep_error();
   }
   work(false);
   for (auto& t : pool) {

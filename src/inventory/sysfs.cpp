@@ -14,8 +14,10 @@ namespace {
 constexpr int k_max_links = 40;
 constexpr long k_max_components = 64;
 constexpr size_t k_max_attribute = 65536;
-// Directory descriptors kept open at most; a larger tree falls back to whole-path opens.
-constexpr size_t k_max_dir_fds = 256;
+// Directory descriptors kept open at most per reader (inspect runs up to five readers at once).
+// A device needs about ten, and devices are read one after another, so a full cache is
+// simply emptied: a host with 64 SR-IOV functions must not run out of descriptors.
+constexpr size_t k_max_dir_fds = 64;
 
 }  // namespace
 
@@ -28,11 +30,17 @@ SysfsReader::SysfsReader(std::string root, bool live) : m_root(std::move(root)),
 
 SysfsReader::~SysfsReader()
 {
+  close_dir_fds();
+}
+
+void SysfsReader::close_dir_fds() const
+{
   for (const auto& entry : m_dir_fds) {
     if (entry.second >= 0) {
       close(entry.second);
     }
   }
+  m_dir_fds.clear();
 }
 
 int SysfsReader::dir_fd(const std::string& resolved) const
@@ -42,7 +50,7 @@ int SysfsReader::dir_fd(const std::string& resolved) const
     return found->second;
   }
   if (m_dir_fds.size() >= k_max_dir_fds) {
-    return -1;
+    close_dir_fds();
   }
   // The path is already resolved (no symlinks in it), so O_NOFOLLOW only guards the last
   // component against a link planted since.

@@ -40,6 +40,7 @@ private:
   // An O_PATH descriptor of a resolved directory, cached: reading a port's attributes and its
   // 128-entry P_Key table then costs one path component per file, not a walk from the root.
   int dir_fd(const std::string& resolved) const;
+  void close_dir_fds() const;
 
   std::string m_root;
   bool m_live = false;

@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 STATE_NAMES = {"Down": "DOWN", "Initializing": "INIT", "Armed": "ARMED", "Active": "ACTIVE"}
 PHYS_CODES = {"Sleep": 1, "Polling": 2, "Disabled": 3, "PortConfigurationTraining": 4,
@@ -180,6 +181,38 @@ class Checker:
                       not os.path.exists(os.path.join(self.fixture, rel, "link_layer")) else ll)
 
 
+def many_hcas(ibsetup, fixtures):
+    """40 dual-port HCAs (80 P_Key tables): read on several threads, each reader recycling its
+    directory descriptors, as a captured tree and as the live /sys; the same devices both ways,
+    every P_Key table complete, and ibstat agreeing."""
+    name = "generated-40-hcas"
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = os.path.join(tmp, name)
+        subprocess.run([sys.executable, os.path.join(fixtures, "make_fixtures.py"), "--bench",
+                        tree, "40"], check=True)
+        out = subprocess.run([ibsetup, "inspect", "--json", "--sysfs-root", tree],
+                             capture_output=True, text=True, timeout=60)
+        if out.returncode != 0:
+            return ["%s: ibsetup inspect exited %d: %s" % (name, out.returncode, out.stderr)]
+        inv = json.loads(out.stdout)
+        c = Checker(tree, inv)
+        names = [d["name"] for d in inv["devices"]]
+        if names != sorted("mlx5_%d" % i for i in range(40)):
+            c.fail("devices %s" % names)
+        for d in inv["devices"]:
+            for p in d["ports"]:
+                if p["pkeys"] != ["0xffff"] or p["netdev"] is None:
+                    c.fail("%s/%d: pkeys %s netdev %s" % (d["name"], p["port"], p["pkeys"],
+                                                          p["netdev"]))
+        live = in_namespace(tree, [ibsetup, "inspect", "--json"])
+        if live.returncode != 0 or json.loads(live.stdout)["devices"] != inv["devices"]:
+            c.fail("the live /sys gives other devices than --sysfs-root: %s" % live.stderr)
+        c.check_ibstat(parse_ibstat(in_namespace(tree, ["ibstat"]).stdout))
+        print("oracle %-28s %3d fields compared, %d disagreements" % (name, c.compared,
+                                                                     len(c.failures)))
+        return c.failures + ([] if c.compared > 0 else ["%s: no field compared" % name])
+
+
 def main():
     if os.geteuid() != 0:
         print("oracle: skipped: needs root for a private mount namespace")
@@ -212,6 +245,8 @@ def main():
             len(c.failures)))
         failures += c.failures
         total += 1
+    failures += many_hcas(ibsetup, fixtures)
+    total += 1
     for f in failures:
         print("FAIL " + f)
     print("oracle: %d passed, %d failed" % (total - len({f.split(':')[0] for f in failures}),

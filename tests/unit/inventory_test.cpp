@@ -8,6 +8,8 @@
 
 #include <unistd.h>
 
+#include <iterator>
+
 namespace fs = std::filesystem;
 using namespace ibsetup;
 using namespace ibsetup::inventory;
@@ -240,6 +242,39 @@ TEST(SysfsReader, SymlinkLoopsEnd)
   SysfsReader r(dir.path().string());
   EXPECT_FALSE(r.resolve("class/a/x"));
   EXPECT_FALSE(r.read("class/a/x"));
+}
+
+size_t open_descriptors()
+{
+  return static_cast<size_t>(
+      std::distance(fs::directory_iterator("/proc/self/fd"), fs::directory_iterator()));
+}
+
+// More directories than the reader keeps descriptors for: every value still comes from its own
+// file, in any order, and no descriptor outlives the reader.
+TEST(SysfsReader, ManyDirectoriesRecycleDescriptors)
+{
+  test::TempDir dir;
+  constexpr int k_dirs = 300;
+  for (int i = 0; i < k_dirs; ++i) {
+    const fs::path d = dir.path() / "class" / "x" / ("d" + std::to_string(i));
+    fs::create_directories(d);
+    std::ofstream(d / "v") << i << "\n";
+  }
+  const size_t before = open_descriptors();
+  {
+    SysfsReader r(dir.path().string());
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int k = 0; k < k_dirs; ++k) {
+        const int i = pass == 0 ? k : k_dirs - 1 - k;
+        const auto v = r.read("class/x/d" + std::to_string(i) + "/v");
+        ASSERT_TRUE(v) << i;
+        EXPECT_EQ(std::to_string(i), *v);
+      }
+    }
+    EXPECT_LE(open_descriptors(), before + 64);
+  }
+  EXPECT_EQ(before, open_descriptors());
 }
 
 }  // namespace
