@@ -133,5 +133,38 @@ for n in ib0 ib1 ib0.8001; do
   expect "offline keyfile = live profile: $n" "$(diff "$work/live-$n" "$work/offline-$n")" ""
 done
 
+# 8. IPv6 only, on a base interface and a pkey child: IPv4 disabled, and the same round trip.
+cat >"$work/v6.yaml" <<'YAML'
+version: 1
+cluster: nmtest
+nodes:
+  - hosts: "nm01"
+    interfaces:
+      - {name: ib0, device: mlx5_0, port: 1, ipv6: "fd00:20::/64"}
+      - {parent: ib0, pkey: 0x8002, ipv6: "fd00:32::/64"}
+YAML
+nm_stop
+nm_start "$work/v6-live" || exit 1
+out=$("$ibsetup" apply "$work/v6.yaml" --node nm01 --lock-file "$work/lock" --no-activate --json 2>/dev/null)
+expect "IPv6 only: 2 profiles added" "$(jq_ 'd["changes"], d["ok"]' <<<"$out")" "2 True"
+expect "IPv6 only: ib0 as NM holds it" "$(show ibsetup-ib0)" \
+  "connection.id:ibsetup-ib0 connection.type:infiniband connection.interface-name:ib0 connection.autoconnect:yes infiniband.mtu:auto infiniband.transport-mode:datagram infiniband.p-key:default infiniband.parent: ipv4.method:disabled ipv4.addresses: ipv6.method:manual ipv6.addresses:fd00:20::1/64 "
+expect "IPv6 only: the child as NM holds it" "$(show ibsetup-ib0.8002)" \
+  "connection.id:ibsetup-ib0.8002 connection.type:infiniband connection.interface-name:ib0.8002 connection.autoconnect:yes infiniband.mtu:auto infiniband.transport-mode:datagram infiniband.p-key:0x8002 infiniband.parent:ib0 ipv4.method:disabled ipv4.addresses: ipv6.method:manual ipv6.addresses:fd00:32::1/64 "
+out=$("$ibsetup" apply "$work/v6.yaml" --node nm01 --lock-file "$work/lock" --no-activate --json 2>/dev/null)
+expect "IPv6 only: re-apply changes nothing" "$(jq_ 'd["changes"], d["ok"]' <<<"$out")" "0 True"
+for n in ib0 ib0.8002; do
+  nmcli -t connection show "ibsetup-$n" | grep -v '^connection.timestamp:' >"$work/v6-live-$n"
+done
+nm_stop
+mkdir -p "$work/v6-offline"
+"$ibsetup" render "$work/v6.yaml" --node nm01 --root "$work/v6-offline" >/dev/null
+nm_start "$work/v6-offline/etc/NetworkManager/system-connections" || exit 1
+for n in ib0 ib0.8002; do
+  nmcli -t connection show "ibsetup-$n" | grep -v '^connection.timestamp:' >"$work/v6-offline-$n"
+  expect "IPv6 only: offline keyfile = live profile: $n" \
+    "$(diff "$work/v6-live-$n" "$work/v6-offline-$n")" ""
+done
+
 echo "nm live: $pass passed, $fail failed"
 [ "$fail" = 0 ]
