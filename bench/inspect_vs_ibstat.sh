@@ -16,7 +16,8 @@ set -euo pipefail
 tree=$1 ibsetup=$2 runs=$3 timer=$4 out=$5
 mount -t tmpfs ibsetup-bench /sys
 cp -a "$tree"/. /sys/
-# bench_spawn_timer runs the commands interleaved and times each spawn-to-exit.
+# bench_spawn_timer runs inspect and ibstat interleaved and times each spawn-to-exit; ibstatus
+# (a slow script, for scale) runs on its own afterwards.
 "$timer" "$runs" --allow-fail -- "$ibsetup" inspect --json -- ibstat >"$out/times"
 "$timer" $((runs / 5 + 1)) --allow-fail -- ibstatus >>"$out/times"
 ours=$(awk 'NR == 1 {print $1}' "$out/times")

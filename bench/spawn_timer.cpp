@@ -4,7 +4,7 @@
 //
 // Usage: bench_spawn_timer RUNS [--allow-fail] -- CMD [ARG...] [-- CMD [ARG...]] ...
 // Runs the commands interleaved (A B C A B C ...) so that a noisy neighbour hits them alike,
-// with stdout and stderr on /dev/null, and prints one line per command: the median and the
+// with stdin, stdout and stderr on /dev/null, and prints one line per command: the median and the
 // 10th/90th percentiles in milliseconds, then the command. A command that exits non-zero
 // stops the bench unless --allow-fail is given (ibstat exits 1 on a tree without umad).
 #include <fcntl.h>
@@ -29,6 +29,8 @@ double run_once(const std::vector<char*>& argv, bool allow_fail)
 {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  // stdin too: a bench script run by `bash -s` is read from stdin, which a child must not eat.
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
   const auto start = std::chrono::steady_clock::now();

@@ -7,7 +7,7 @@
 #include <ibsetup/error.hpp>
 #include <ibsetup/inventory.hpp>
 
-#include <sched.h>
+#include <sched.h>  // sched_getaffinity
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,23 +18,34 @@
 #include <functional>
 #include <map>
 #include <mutex>
-#include <system_error>
 #include <thread>
 
 namespace ibsetup::inventory {
 
 namespace {
 
+// The CPUs this process may run on (a Slurm job's cpuset, taskset), not the machine's count.
+size_t usable_cpus()
+{
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) {
+    return static_cast<size_t>(CPU_COUNT(&set));
+  }
+  return std::max(1U, std::thread::hardware_concurrency());
+}
+
 // Reads the devices on worker threads, each with its own reader, while the calling thread first
 // runs `alongside` (the netdevs) and then helps. A port's 128-entry P_Key table is
 // 128 files, so an 8-HCA node means thousands of open/read/close calls; bench/ measures it.
-void read_devices(const Options& options, const std::vector<std::string>& names, Host& host,
-                  bool live, const std::function<void()>& alongside)
+void read_devices(const Options& options, const SysfsReader& caller_fs,
+                  const std::vector<std::string>& names, Host& host,
+                  const std::function<void()>& alongside)
 {
   // One worker per CPU (at most four) while the caller reads the netdevs and then helps:
   // measured on 2 CPUs, 8 HCAs, this beat one worker plus the caller by about a sixth.
   constexpr size_t k_max_workers = 4;
-  const size_t cpus = std::max(1U, std::thread::hardware_concurrency());
+  const size_t cpus = usable_cpus();
   const size_t workers = cpus > 1 ? std::min({names.size(), k_max_workers, cpus}) : 0;
   std::vector<Device> devices(names.size());
   std::vector<std::vector<std::string>> warnings(names.size());
@@ -47,16 +58,17 @@ void read_devices(const Options& options, const std::vector<std::string>& names,
       failed = std::current_exception();
     }
   };
-  auto work = [&](bool own_files) {
+  // A worker has its own reader (a reader is not thread-safe); the caller goes on with its own,
+  // so that it holds one reader's cached directories, not two.
+  auto work = [&](bool worker) {
     // Nothing may escape a thread (it would terminate the process): errors are kept and
     // rethrown once every thread has been joined.
     try {
-      if (own_files) {
-        // open() and close() take the fd table's lock, which threads of one process share; a
-        // private copy of the table avoids that contention (about 3% of inspect here).
-        unshare(CLONE_FILES);
+      std::optional<SysfsReader> own;
+      if (worker) {
+        own.emplace(caller_fs.root(), caller_fs.live());
       }
-      SysfsReader fs(options.sysfs_root, live);
+      const SysfsReader& fs = worker ? *own : caller_fs;
       for (size_t i = next++; i < names.size(); i = next++) {
         Reader r(fs, warnings[i]);
         try {
@@ -73,11 +85,12 @@ void read_devices(const Options& options, const std::vector<std::string>& names,
     }
   };
   std::vector<std::thread> pool;
+  pool.reserve(workers);  // no reallocation (and so no throw) once a thread runs
   try {
     for (size_t t = 0; t < workers; ++t) {
       pool.emplace_back(work, true);
     }
-  } catch (const std::system_error&) {
+  } catch (...) {
     // No thread to be had (EAGAIN): the threads that started and this one do the work.
   }
   try {
@@ -145,7 +158,7 @@ Host inspect(const Options& options)
   const bool have_hcas = !names.empty();
   std::map<std::string, std::optional<std::string>> ipoib_guids;
   std::map<int, std::vector<std::string>> by_index;
-  read_devices(options, names, host, live, [&] {
+  read_devices(options, fs, names, host, [&] {
     for (const auto& name : fs.list("class/net")) {
       Netdev n = read_netdev(nr, name);
       const bool named = std::find(options.netdev_names.begin(), options.netdev_names.end(),

@@ -1,11 +1,16 @@
 #include "inventory/sysfs.hpp"
 
+#include <ibsetup/error.hpp>
+
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 namespace ibsetup::inventory {
 
@@ -14,14 +19,25 @@ namespace {
 constexpr int k_max_links = 40;
 constexpr long k_max_components = 64;
 constexpr size_t k_max_attribute = 65536;
-// Directory descriptors kept open at most per reader (inspect runs up to five readers at once).
-// A device needs about ten, and devices are read one after another, so a full cache is
-// simply emptied: a host with 64 SR-IOV functions must not run out of descriptors.
-constexpr size_t k_max_dir_fds = 64;
+// Directory descriptors kept open at most per reader. A device needs about ten and devices are
+// read one after another, so a full cache is simply emptied. inspect runs up to six readers at
+// once, so each keeps at most 1/16 of the descriptor limit (64 with the usual 1024).
+size_t max_dir_fds()
+{
+  rlimit limit{};
+  const rlim_t soft = getrlimit(RLIMIT_NOFILE, &limit) == 0 ? limit.rlim_cur : 1024;
+  return static_cast<size_t>(std::max<rlim_t>(1, std::min<rlim_t>(64, soft / 16)));
+}
+
+bool out_of_descriptors()
+{
+  return errno == EMFILE || errno == ENFILE;
+}
 
 }  // namespace
 
-SysfsReader::SysfsReader(std::string root, bool live) : m_root(std::move(root)), m_live(live)
+SysfsReader::SysfsReader(std::string root, bool live)
+    : m_root(std::move(root)), m_live(live), m_max_dir_fds(max_dir_fds())
 {
   while (m_root.size() > 1 && m_root.back() == '/') {
     m_root.pop_back();
@@ -49,14 +65,40 @@ int SysfsReader::dir_fd(const std::string& resolved) const
   if (found != m_dir_fds.end()) {
     return found->second;
   }
-  if (m_dir_fds.size() >= k_max_dir_fds) {
+  if (m_dir_fds.size() >= m_max_dir_fds) {
     close_dir_fds();
   }
-  // The path is already resolved (no symlinks in it), so O_NOFOLLOW only guards the last
-  // component against a link planted since.
+  // The path is already resolved (no symlinks in it); O_NOFOLLOW refuses a last component that
+  // became a link since, and then the attribute is not read at all.
   const std::string full = m_root + "/" + resolved;
   const int fd = open(full.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  m_dir_fds.emplace(resolved, fd);
+  if (fd >= 0) {
+    m_dir_fds.emplace(resolved, fd);
+  }
+  return fd;
+}
+
+// Opens an attribute; when the process is out of descriptors, gives back the cached ones and
+// tries once more, then throws: a missing value must never be silently the result of EMFILE.
+int SysfsReader::open_attribute(const std::string& dir, const std::string& name) const
+{
+  // O_NONBLOCK: a FIFO planted in a captured tree must not hang the reader.
+  constexpr int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+  const auto attempt = [&] {
+    if (dir.empty()) {
+      return open((m_root + "/" + name).c_str(), flags);
+    }
+    const int at = dir_fd(dir);
+    return at < 0 ? -1 : openat(at, name.c_str(), flags);
+  };
+  int fd = attempt();
+  if (fd < 0 && out_of_descriptors() && !m_dir_fds.empty()) {
+    close_dir_fds();
+    fd = attempt();
+  }
+  if (fd < 0 && out_of_descriptors()) {
+    throw EnvironmentError(m_root + "/" + dir + "/" + name + ": " + std::strerror(errno));
+  }
   return fd;
 }
 
@@ -128,12 +170,7 @@ std::optional<std::string> SysfsReader::read(const std::string& rel) const
     }
     dir = *resolved;
   }
-  // O_NONBLOCK: a FIFO planted in a captured tree must not hang the reader.
-  constexpr int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
-  const int at = dir.empty() ? -1 : dir_fd(dir);
-  const int fd = at >= 0
-                     ? openat(at, name.c_str(), flags)
-                     : open((m_root + "/" + (dir.empty() ? "" : dir + "/") + name).c_str(), flags);
+  const int fd = open_attribute(dir, name);
   if (fd < 0) {
     return std::nullopt;
   }
@@ -170,7 +207,15 @@ std::vector<std::string> SysfsReader::list(const std::string& rel) const
   if (!dir) {
     return out;
   }
-  DIR* d = opendir((m_root + "/" + *dir).c_str());
+  const std::string full = m_root + "/" + *dir;
+  DIR* d = opendir(full.c_str());
+  if (d == nullptr && out_of_descriptors() && !m_dir_fds.empty()) {
+    close_dir_fds();
+    d = opendir(full.c_str());
+  }
+  if (d == nullptr && out_of_descriptors()) {
+    throw EnvironmentError(full + ": " + std::strerror(errno));
+  }
   if (d == nullptr) {
     return out;
   }

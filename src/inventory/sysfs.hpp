@@ -19,15 +19,17 @@ public:
   SysfsReader& operator=(const SysfsReader&) = delete;
 
   const std::string& root() const { return m_root; }
+  bool live() const { return m_live; }
 
   // The path with every symlink resolved, relative to the root ("devices/pci0000:00/..."), or
   // nullopt when it does not exist, dangles or would leave the root.
   std::optional<std::string> resolve(const std::string& rel) const;
 
   // The attribute's content without trailing whitespace; nullopt when missing or unreadable.
+  // Throws EnvironmentError when the process has no file descriptor left to read it with.
   std::optional<std::string> read(const std::string& rel) const;
 
-  // Entry names of a directory, sorted; empty when it is missing.
+  // Entry names of a directory, sorted; empty when it is missing. Throws as read() does.
   std::vector<std::string> list(const std::string& rel) const;
 
   // The last component of a symlink's target ("mlx5_core" for device/driver).
@@ -41,10 +43,12 @@ private:
   // 128-entry P_Key table then costs one path component per file, not a walk from the root.
   int dir_fd(const std::string& resolved) const;
   void close_dir_fds() const;
+  int open_attribute(const std::string& dir, const std::string& name) const;
 
   std::string m_root;
   bool m_live = false;
   mutable std::unordered_map<std::string, std::optional<std::string>> m_resolved;
+  size_t m_max_dir_fds;
   mutable std::unordered_map<std::string, int> m_dir_fds;
 };
 

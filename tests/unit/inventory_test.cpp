@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <iterator>
@@ -244,6 +246,39 @@ TEST(SysfsReader, SymlinkLoopsEnd)
   EXPECT_FALSE(r.read("class/a/x"));
 }
 
+// Lowers the soft descriptor limit for one test, and puts it back.
+class DescriptorLimit {
+public:
+  explicit DescriptorLimit(rlim_t soft)
+  {
+    getrlimit(RLIMIT_NOFILE, &m_saved);
+    rlimit lowered = m_saved;
+    lowered.rlim_cur = soft;
+    setrlimit(RLIMIT_NOFILE, &lowered);
+  }
+  ~DescriptorLimit() { setrlimit(RLIMIT_NOFILE, &m_saved); }
+  DescriptorLimit(const DescriptorLimit&) = delete;
+  DescriptorLimit& operator=(const DescriptorLimit&) = delete;
+
+private:
+  rlimit m_saved{};
+};
+
+// The smallest descriptor limit that leaves exactly `spare` numbers free below it (the limit
+// bounds descriptor numbers, and inherited descriptors leave gaps).
+rlim_t limit_with_spare(int spare)
+{
+  int free_below = 0;
+  int limit = 0;
+  while (free_below < spare) {
+    if (fcntl(limit, F_GETFD) < 0) {
+      ++free_below;
+    }
+    ++limit;
+  }
+  return static_cast<rlim_t>(limit);
+}
+
 size_t open_descriptors()
 {
   return static_cast<size_t>(
@@ -275,6 +310,29 @@ TEST(SysfsReader, ManyDirectoriesRecycleDescriptors)
     EXPECT_LE(open_descriptors(), before + 64);
   }
   EXPECT_EQ(before, open_descriptors());
+  // With two spare descriptors (a directory and its attribute) the reader gives back its
+  // cached directories whenever it runs out, and still reads every value.
+  SysfsReader r(dir.path().string());
+  const DescriptorLimit limit(limit_with_spare(2));
+  for (int i = 0; i < k_dirs; i += 7) {
+    EXPECT_EQ(std::to_string(i), r.read("class/x/d" + std::to_string(i) + "/v").value_or("?"));
+  }
+}
+
+// A low descriptor limit (threads share it) still gives the same inventory; none at all is an
+// error, never an inventory with values silently missing.
+TEST(Inventory, LowDescriptorLimit)
+{
+  const std::string full = host_to_json(inspect_fixture("hdr-2hca"));
+  {
+    const DescriptorLimit limit(limit_with_spare(16));
+    EXPECT_EQ(full, host_to_json(inspect_fixture("hdr-2hca")));
+  }
+  {
+    const DescriptorLimit limit(0);
+    EXPECT_THROW(inspect_fixture("hdr-2hca"), EnvironmentError);
+  }
+  EXPECT_EQ(full, host_to_json(inspect_fixture("hdr-2hca")));
 }
 
 }  // namespace
