@@ -198,11 +198,17 @@ int PipelineCommands::apply()
     flags.quiet = m_quiet;
     flags.adopt_dir = m_adopt_dir;
     flags.rollback_timeout_s = m_rollback_timeout;
+    // The firmware step comes first whatever the backend: a port that changes link type at
+    // the next boot makes interface changes now pointless (exit 9).
     if (m_dry_run) {
+      apply_firmware_step(d.node, m_firmware, true, m_quiet, m_json);
       return apply_with_networkmanager(d.profile.cluster, d.node, flags, [] { return false; });
     }
     const apply::ApplyLock lock(m_lock_file, m_wait);
     const SignalGuard signals;
+    if (const int code = apply_firmware_step(d.node, m_firmware, false, m_quiet, m_json)) {
+      return code;
+    }
     return apply_with_networkmanager(d.profile.cluster, d.node, flags,
                                      [] { return g_signal != 0; });
   }

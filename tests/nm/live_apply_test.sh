@@ -166,5 +166,55 @@ for n in ib0 ib0.8002; do
     "$(diff "$work/v6-live-$n" "$work/v6-offline-$n")" ""
 done
 
+# 9. The firmware step runs before NetworkManager is touched (apply reads the live /sys for it,
+#    so the hdr-2hca fixture is mounted over /sys in a private mount namespace; mstconfig is the
+#    fake that replays real outputs).
+fw_state=$work/fw-state
+cat >"$work/mstconfig" <<SH
+#!/bin/sh
+export FAKE_MSTCONFIG_STATE='$fw_state' FAKE_MSTCONFIG_LOG='$work/fw-log'
+exec python3 '$src/tests/firmware/fake_mstconfig' "\$@"
+SH
+chmod +x "$work/mstconfig"
+fw_yaml() {
+  cat <<YAML
+version: 1
+cluster: nmtest
+nodes:
+  - hosts: "nm01"
+    hcas:
+      - {device: mlx5_0, link_type: $1}
+    interfaces:
+      - {name: ib0, device: mlx5_0, port: 1, ipv4: 10.20.0.0/16}
+YAML
+}
+on_fixture() {
+  unshare -m bash -c 'mount -t tmpfs ibsetup-test /sys && cp -a "$0"/. /sys/ && exec "$@"' \
+    "$src/tests/fixtures/sysfs/hdr-2hca" "$@"
+}
+mkdir -p "$fw_state"
+echo "LINK_TYPE_P1=IB" >"$fw_state/0000:3b:00.0"
+fw_yaml eth >"$work/fw-eth.yaml"
+snapshot "$work/v6-offline/etc/NetworkManager/system-connections" >"$work/before"
+out=$(IBSETUP_REBOOT_MARKER=$work/reboot on_fixture "$ibsetup" apply "$work/fw-eth.yaml" \
+  --node nm01 --backend networkmanager --no-activate --mstconfig "$work/mstconfig" \
+  --lock-file "$work/lock" 2>&1)
+expect "NM + firmware change: exit 9 (reboot)" "$?" 9
+contains "NM + firmware change: set LINK_TYPE_P1=2" "$(cat "$work/fw-log")" "set LINK_TYPE_P1=2"
+contains "NM + firmware change: interfaces left for after the reboot" "$out" \
+  "the interfaces were not changed"
+snapshot "$work/v6-offline/etc/NetworkManager/system-connections" >"$work/after"
+expect "NM + firmware change: NetworkManager untouched" "$(diff "$work/before" "$work/after")" ""
+fw_yaml ib >"$work/fw-ib.yaml"
+echo "LINK_TYPE_P1=IB" >"$fw_state/0000:3b:00.0"
+rm -f "$work/fw-log"
+out=$(on_fixture "$ibsetup" apply "$work/fw-ib.yaml" --node nm01 --backend networkmanager \
+  --no-activate --mstconfig "$work/mstconfig" --lock-file "$work/lock" --json 2>/dev/null)
+expect "NM + firmware in sync: exit 0" "$?" 0
+contains "NM + firmware in sync: queried, not set" "$(cat "$work/fw-log")" "query"
+expect "NM + firmware in sync: nothing set" "$(grep -c ' set ' "$work/fw-log")" 0
+expect "NM + firmware in sync: ib0 stored" "$(show ibsetup-ib0 | grep -o 'ipv4.addresses:[^ ]*')" \
+  "ipv4.addresses:10.20.0.1/16"
+
 echo "nm live: $pass passed, $fail failed"
 [ "$fail" = 0 ]
