@@ -49,8 +49,10 @@ struct Settings {
 void apply_settings(std::vector<Result>& results, const Settings& settings);
 
 struct LocalOptions {
-  // False for a captured tree: its addresses were not read, so they are not judged.
+  // False for a captured tree or a saved inventory: addresses are judged only on this machine.
   bool addresses_known = true;
+  // False for a saved inventory: it holds no copy of the kernel's ABI files (hca.abi).
+  bool abi_known = true;
 };
 
 // The HCA, PCIe, port and IPoIB checks, from the inventory alone (no network traffic).

@@ -4,6 +4,7 @@
 
 #include <ibsetup/check.hpp>
 
+#include <chrono>
 #include <string>
 
 namespace ibsetup::check {
@@ -13,12 +14,15 @@ struct SlurmOutcome {
   std::string error;   // scontrol could not be run or failed; empty otherwise
 };
 
-// Runs scontrol (a name looked up in the clean PATH, or a path) through the process runner:
-// on failure `scontrol update NodeName=<node> State=DRAIN Reason="ibsetup: <first failure>"`;
-// on success `scontrol show node <node>` and, when the node is drained with a reason that
-// starts with "ibsetup:", `scontrol update NodeName=<node> State=RESUME`.
+// Runs scontrol (a name looked up in the clean PATH, or a path) through the process runner,
+// each run bounded by `timeout`. First `scontrol show node <node>`; then on failure
+// `scontrol update NodeName=<node> State=DRAIN Reason="ibsetup: <first failure>"` unless the
+// node is already drained with a reason that does not start with "ibsetup:" (Slurm would
+// replace the operator's reason); on success `scontrol update NodeName=<node> State=RESUME`
+// when the node is drained with a reason that starts with "ibsetup:".
 SlurmOutcome slurm_update(const Report& report, const std::string& node,
-                          const std::string& scontrol);
+                          const std::string& scontrol,
+                          std::chrono::milliseconds timeout = std::chrono::milliseconds(10000));
 
 // The drain reason for a failed report: "ibsetup: <message of the first failure>", on one line
 // and at most 256 bytes.

@@ -32,6 +32,7 @@ struct Probe {
   bool done = false;
   Clock::time_point sent;
   Clock::time_point first_sent;
+  std::vector<Clock::time_point> sends;  // by sequence number - 1: a late reply's own RTT
 };
 
 uint16_t checksum(const unsigned char* data, size_t len)
@@ -66,7 +67,11 @@ std::string open_socket(Probe& p)
   }
   if (setsockopt(p.fd, SOL_SOCKET, SO_BINDTODEVICE, p.ifname.c_str(),
                  static_cast<socklen_t>(p.ifname.size())) != 0) {
-    return "cannot send through " + p.ifname + ": " + std::strerror(errno);
+    const bool perm = errno == EPERM;
+    return "cannot send through " + p.ifname + ": " + std::strerror(errno) +
+           (perm ? " (before Linux 5.7 binding to an interface needs CAP_NET_RAW: run check as "
+                   "root)"
+                 : "");
   }
   return "";
 }
@@ -107,45 +112,12 @@ std::string send_echo(Probe& p)
   socklen_t len = 0;
   const sockaddr_storage to = to_sockaddr(p.address, len);
   p.sent = Clock::now();
+  p.sends.push_back(p.sent);
   if (sendto(p.fd, pkt, sizeof pkt, 0, reinterpret_cast<const sockaddr*>(&to), len) < 0 &&
       errno != EAGAIN) {
     return std::strerror(errno);
   }
   return "";
-}
-
-// True when the datagram on p.fd is an echo reply to p.
-bool read_reply(Probe& p)
-{
-  unsigned char buf[1500];
-  sockaddr_storage from{};
-  socklen_t from_len = sizeof from;
-  const ssize_t n =
-      recvfrom(p.fd, buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&from), &from_len);
-  if (n <= 0) {
-    return false;
-  }
-  size_t off = 0;
-  const bool v6 = p.address.family == Family::ipv6;
-  if (p.raw && !v6) {
-    off = static_cast<size_t>(buf[0] & 0x0fU) * 4;  // raw IPv4 sockets include the IP header
-  }
-  if (static_cast<size_t>(n) < off + 8) {
-    return false;
-  }
-  const unsigned char* icmp = buf + off;
-  if (icmp[0] != (v6 ? ICMP6_ECHO_REPLY : ICMP_ECHOREPLY)) {
-    return false;
-  }
-  char text[INET6_ADDRSTRLEN] = {};
-  if (v6) {
-    inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&from)->sin6_addr, text, sizeof text);
-  } else {
-    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&from)->sin_addr, text, sizeof text);
-  }
-  const uint16_t id = static_cast<uint16_t>(icmp[4] << 8U | icmp[5]);
-  // Ping sockets rewrite the identifier and demultiplex by it; raw ones see every reply.
-  return p.address.str() == text && (!p.raw || id == p.id);
 }
 
 std::string ms(Clock::duration d)
@@ -155,12 +127,84 @@ std::string ms(Clock::duration d)
   return buf;
 }
 
+// The sequence number of the echo reply to p read from p.fd, or 0 when the datagram is
+// something else (or nothing was queued).
+uint16_t read_reply(Probe& p)
+{
+  unsigned char buf[1500];
+  sockaddr_storage from{};
+  socklen_t from_len = sizeof from;
+  const ssize_t n =
+      recvfrom(p.fd, buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&from), &from_len);
+  if (n <= 0) {
+    return 0;
+  }
+  size_t off = 0;
+  const bool v6 = p.address.family == Family::ipv6;
+  if (p.raw && !v6) {
+    off = static_cast<size_t>(buf[0] & 0x0fU) * 4;  // raw IPv4 sockets include the IP header
+  }
+  if (static_cast<size_t>(n) < off + 8) {
+    return 0;
+  }
+  const unsigned char* icmp = buf + off;
+  if (icmp[0] != (v6 ? ICMP6_ECHO_REPLY : ICMP_ECHOREPLY)) {
+    return 0;
+  }
+  char text[INET6_ADDRSTRLEN] = {};
+  if (v6) {
+    inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&from)->sin6_addr, text, sizeof text);
+  } else {
+    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&from)->sin_addr, text, sizeof text);
+  }
+  const uint16_t id = static_cast<uint16_t>(icmp[4] << 8U | icmp[5]);
+  const uint16_t seq = static_cast<uint16_t>(icmp[6] << 8U | icmp[7]);
+  // Ping sockets rewrite the identifier and demultiplex by it; raw ones see every reply.
+  const bool ours = p.address.str() == text && (!p.raw || id == p.id);
+  return ours && seq >= 1 && seq <= p.seq ? seq : 0;
+}
+
+// Marks p answered when a reply to it is queued; the RTT is that of the request answered.
+bool take_reply(Probe& p, Result& result, const std::string& expected)
+{
+  uint16_t seq = 0;
+  // Several datagrams may be queued (a raw socket sees every echo reply on the interface).
+  for (int k = 0; k < 16 && seq == 0; ++k) {
+    errno = 0;
+    seq = read_reply(p);
+    if (seq == 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      return false;
+    }
+  }
+  if (seq == 0) {
+    return false;
+  }
+  p.done = true;
+  const auto sent = seq <= p.sends.size() ? p.sends[seq - 1] : p.sent;
+  const std::string rtt = ms(Clock::now() - sent);
+  result = {"ip.peer",
+            p.peer,
+            Status::pass,
+            expected,
+            "reply in " + rtt + " via " + p.ifname,
+            p.peer + ": " + p.address.str() + " via " + p.ifname + " replied in " + rtt};
+  return true;
+}
+
 }  // namespace
 
 std::vector<Result> check_ip_peers(const profile::ResolvedNode& node, int deadline_ms)
 {
   std::vector<Probe> probes;
+  std::vector<Result> unprobed;
   for (const auto& peer : node.peers) {
+    if (peer.addresses.empty()) {
+      // Asked for and not checked must not look like checked: most likely the profile gives
+      // the two hosts no IPoIB network in common.
+      unprobed.push_back({"ip.peer", peer.host, Status::warn, "an interface in common", "none",
+                          peer.host + ": no IPoIB interface with an address in common with " +
+                              node.host + "; nothing to probe"});
+    }
     for (const auto& [ifname, prefix] : peer.addresses) {
       Probe p;
       p.peer = peer.host;
@@ -208,23 +252,18 @@ std::vector<Result> check_ip_peers(const profile::ResolvedNode& node, int deadli
     poll(fds.data(), fds.size(), static_cast<int>(wait.count()) + 1);
     for (size_t k = 0; k < fds.size(); ++k) {
       Probe& p = probes[which[k]];
-      if ((fds[k].revents & POLLIN) != 0 && read_reply(p)) {
-        p.done = true;
-        const std::string rtt = ms(Clock::now() - p.sent);
-        out[which[k]] = {
-            "ip.peer",
-            p.peer,
-            Status::pass,
-            expected,
-            "reply in " + rtt + " via " + p.ifname,
-            p.peer + ": " + p.address.str() + " via " + p.ifname + " replied in " + rtt};
-      } else if (Clock::now() - p.sent >= resend) {
+      const bool answered =
+          (fds[k].revents & POLLIN) != 0 && take_reply(p, out[which[k]], expected);
+      if (!answered && Clock::now() - p.sent >= resend) {
         send_echo(p);
       }
     }
   }
   for (size_t i = 0; i < probes.size(); ++i) {
     Probe& p = probes[i];
+    if (!p.done && p.fd >= 0) {
+      take_reply(p, out[i], expected);  // a reply that arrived just as the deadline passed
+    }
     if (!p.done) {
       out[i].observed = "no reply";
       out[i].message = p.peer + ": no echo reply from " + p.address.str() + " via " + p.ifname +
@@ -234,6 +273,7 @@ std::vector<Result> check_ip_peers(const profile::ResolvedNode& node, int deadli
       close(p.fd);
     }
   }
+  out.insert(out.end(), unprobed.begin(), unprobed.end());
   return out;
 }
 

@@ -67,7 +67,9 @@ void check_drift(const profile::ResolvedInterface& i, const inventory::Netdev& n
     return;
   }
   if (!options.addresses_known) {
-    skip(out, "ipoib.addresses", s, "addresses are not read from a captured sysfs tree");
+    skip(out, "ipoib.addresses", s,
+         "addresses are judged only when checking this machine (not a captured tree or a saved "
+         "inventory)");
     return;
   }
   std::vector<std::string> want;

@@ -172,7 +172,12 @@ std::vector<Result> check_local(const profile::ResolvedNode& node, const invento
                                 const std::string& sysfs_root, const LocalOptions& options)
 {
   std::vector<Result> out;
-  check_abi(sysfs_root, !node.hcas.empty() || !host.devices.empty(), out);
+  if (options.abi_known) {
+    check_abi(sysfs_root, !node.hcas.empty() || !host.devices.empty(), out);
+  } else {
+    detail::skip(out, "hca.abi", host.host,
+                 "the kernel's ABI files are not in a saved inventory (checked on the host)");
+  }
   check_hcas(node, host, out);
   detail::check_ports(node, host, out);
   detail::check_ipoib(node, host, options, out);

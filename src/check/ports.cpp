@@ -147,15 +147,23 @@ void check_one(const profile::ResolvedNode& node, const Expect& e, const invento
         lid != 0 ? s + ": LID " + std::to_string(lid) : s + ": no LID assigned (LID 0)");
   }
   for (uint16_t want : e.pkeys) {
-    const bool ok = std::any_of(p.pkeys.begin(), p.pkeys.end(),
-                                [want](uint16_t k) { return (k & 0x7fffU) == (want & 0x7fffU); });
+    const auto same_partition = [want](uint16_t k) { return (k & 0x7fffU) == (want & 0x7fffU); };
+    // Bit 15 is full membership: a limited member cannot talk to the other limited members,
+    // so a declared full-member P_Key is not met by a limited entry.
+    const bool full_wanted = (want & 0x8000U) != 0;
+    const bool present = std::any_of(p.pkeys.begin(), p.pkeys.end(), same_partition);
+    const bool ok = std::any_of(p.pkeys.begin(), p.pkeys.end(), [&](uint16_t k) {
+      return same_partition(k) && (!full_wanted || (k & 0x8000U) != 0);
+    });
     std::string table;
     for (uint16_t k : p.pkeys) {
       table += (table.empty() ? "" : " ") + hex(k);
     }
     add(out, "port.pkeys", s, ok, hex(want), table,
         s + ": P_Key " + hex(want) +
-            (ok ? " in the port's table" : " not in the port's P_Key table (" + table + ")"));
+            (ok        ? " in the port's table"
+             : present ? ": the port is only a limited member of the partition (" + table + ")"
+                       : " not in the port's P_Key table (" + table + ")"));
   }
   if (!node.checks.counter_max.empty()) {
     if (p.counters.empty()) {
@@ -164,6 +172,9 @@ void check_one(const profile::ResolvedNode& node, const Expect& e, const invento
     for (const auto& [name, max] : node.checks.counter_max) {
       const auto c = p.counters.find(name);
       if (c == p.counters.end()) {
+        if (!p.counters.empty()) {
+          skip(out, "port.counters", s + ":" + name, "no such counter on this port");
+        }
         continue;
       }
       const bool saturated =

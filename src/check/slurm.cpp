@@ -8,23 +8,22 @@ namespace ibsetup::check {
 
 namespace {
 
-const std::chrono::milliseconds k_timeout{10000};
-
-ProcessResult run(const std::vector<std::string>& argv)
+ProcessResult run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout)
 {
   ProcessOptions o;
-  o.timeout = k_timeout;
+  o.timeout = timeout;
   o.output_limit = 256U << 10U;
   return run_process(argv, o);
 }
 
-std::string failed(const ProcessResult& r, const std::string& what)
+std::string failed(const ProcessResult& r, const std::string& what,
+                   std::chrono::milliseconds timeout)
 {
   std::string err = r.err;
   while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) {
     err.pop_back();
   }
-  return what + ": " + r.describe(k_timeout) + (err.empty() ? "" : ": " + err);
+  return what + ": " + r.describe(timeout) + (err.empty() ? "" : ": " + err);
 }
 
 // The value of key in `scontrol show node` output (key=value pairs; Reason runs to the end of
@@ -61,44 +60,58 @@ std::string drain_reason(const Report& report)
     }
   }
   if (reason.size() > 256) {
-    reason = reason.substr(0, 253) + "...";
+    size_t cut = 253;
+    while (cut > 0 && (static_cast<unsigned char>(reason[cut]) & 0xC0U) == 0x80U) {
+      --cut;  // never split a UTF-8 character
+    }
+    reason = reason.substr(0, cut) + "...";
   }
   return reason;
 }
 
 SlurmOutcome slurm_update(const Report& report, const std::string& node,
-                          const std::string& scontrol)
+                          const std::string& scontrol, std::chrono::milliseconds timeout)
 {
   SlurmOutcome out;
   try {
+    // Read the node first either way: Slurm replaces a drained node's reason on every DRAIN,
+    // so draining over an operator's drain would lose their reason, and a later pass would
+    // then resume a node they are still working on.
+    const auto show = run({scontrol, "show", "node", node}, timeout);
+    if (!show.ok()) {
+      out.error = failed(show, "scontrol show node " + node, timeout);
+      return out;
+    }
+    const std::string state = field(show.out, "State");
+    const std::string reason = field(show.out, "Reason");
+    const bool drained = state.find("DRAIN") != std::string::npos;
+    const bool ours = reason.rfind("ibsetup:", 0) == 0;
     if (!report.ok()) {
-      const auto r = run({scontrol, "update", "NodeName=" + node, "State=DRAIN",
-                          "Reason=" + drain_reason(report)});
+      if (drained && !ours) {
+        out.action = "left alone (already drained by someone else: " + reason + ")";
+        return out;
+      }
+      const auto r = run(
+          {scontrol, "update", "NodeName=" + node, "State=DRAIN", "Reason=" + drain_reason(report)},
+          timeout);
       if (!r.ok()) {
-        out.error = failed(r, "scontrol update NodeName=" + node + " State=DRAIN");
+        out.error = failed(r, "scontrol update NodeName=" + node + " State=DRAIN", timeout);
       } else {
         out.action = "drained (" + drain_reason(report) + ")";
       }
       return out;
     }
-    const auto show = run({scontrol, "show", "node", node});
-    if (!show.ok()) {
-      out.error = failed(show, "scontrol show node " + node);
-      return out;
-    }
-    const std::string state = field(show.out, "State");
-    const std::string reason = field(show.out, "Reason");
-    if (state.find("DRAIN") == std::string::npos) {
+    if (!drained) {
       out.action = "left alone (state " + (state.empty() ? "unknown" : state) + ")";
       return out;
     }
-    if (reason.rfind("ibsetup:", 0) != 0) {
+    if (!ours) {
       out.action = "left alone (drained by someone else: " + reason + ")";
       return out;
     }
-    const auto r = run({scontrol, "update", "NodeName=" + node, "State=RESUME"});
+    const auto r = run({scontrol, "update", "NodeName=" + node, "State=RESUME"}, timeout);
     if (!r.ok()) {
-      out.error = failed(r, "scontrol update NodeName=" + node + " State=RESUME");
+      out.error = failed(r, "scontrol update NodeName=" + node + " State=RESUME", timeout);
     } else {
       out.action = "resumed (was drained: " + reason + ")";
     }

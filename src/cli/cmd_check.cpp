@@ -10,14 +10,20 @@
 
 #include <CLI/CLI.hpp>
 
+#include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <chrono>
-#include <condition_variable>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
-#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -26,48 +32,88 @@ namespace ibsetup::cli {
 namespace {
 
 // Ends the process with a failed verdict when the whole run overstays --timeout: a hung
-// sysfs read or library call must not hang a Slurm prolog.
+// sysfs read or library call must not hang a Slurm prolog. It waits in poll() on a pipe, whose
+// timeout runs on the monotonic clock (GCC 8's condition_variable::wait_for waits on the wall
+// clock, which a time step at boot moves).
 class Watchdog {
 public:
-  Watchdog(double seconds, std::string host, std::string format)
-      : m_thread([this, seconds, host = std::move(host), format = std::move(format)] {
-          std::unique_lock<std::mutex> lock(m_mutex);
-          if (m_cv.wait_for(lock, std::chrono::duration<double>(seconds),
-                            [this] { return m_done; })) {
-            return;
-          }
-          check::Report r;
-          r.host = host;
-          std::ostringstream what;
-          what << host << ": check did not finish within " << seconds << " s (--timeout)";
-          r.checks.push_back({"timeout", host, check::Status::fail, "finished within the timeout",
-                              "still running", what.str()});
-          const std::string text = format == "json"  ? check::report_to_json(r)
-                                   : format == "nhc" ? check::report_to_nhc(r)
-                                                     : check::report_to_text(r);
-          std::cout << text << std::flush;
-          _exit(static_cast<int>(ExitCode::check_failed));
-        })
+  // on_expiry runs on the watchdog's thread when the time is up; then the process exits 5.
+  Watchdog(double seconds, std::function<void()> on_expiry) : m_on_expiry(std::move(on_expiry))
   {
+    if (pipe2(m_wake, O_CLOEXEC) != 0) {
+      throw EnvironmentError(std::string("cannot create the --timeout watchdog: ") +
+                             std::strerror(errno));
+    }
+    m_thread = std::thread([this, seconds] { watch(seconds); });
   }
   ~Watchdog()
   {
-    {
-      const std::lock_guard<std::mutex> lock(m_mutex);
-      m_done = true;
-    }
-    m_cv.notify_all();
+    disarm();
     m_thread.join();
+    close(m_wake[0]);
+    close(m_wake[1]);
   }
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
 
+  // From here on the run is not cut short. When the watchdog has already fired, its report
+  // is being printed and the process is about to exit: this thread must print nothing more.
+  void disarm()
+  {
+    int armed = k_armed;
+    if (!m_state.compare_exchange_strong(armed, k_disarmed)) {
+      if (armed == k_fired) {
+        for (;;) {
+          pause();
+        }
+      }
+      return;
+    }
+    const char byte = 0;
+    while (write(m_wake[1], &byte, 1) < 0 && errno == EINTR) {
+    }
+  }
+
 private:
-  std::mutex m_mutex;
-  std::condition_variable m_cv;
-  bool m_done = false;
+  static constexpr int k_armed = 0;
+  static constexpr int k_disarmed = 1;
+  static constexpr int k_fired = 2;
+
+  void watch(double seconds)
+  {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    for (;;) {
+      const double left_ms =
+          std::chrono::duration<double, std::milli>(end - std::chrono::steady_clock::now()).count();
+      if (left_ms <= 0) {
+        break;
+      }
+      pollfd p{m_wake[0], POLLIN, 0};
+      const int n = poll(&p, 1, static_cast<int>(std::min(left_ms + 1, 3.6e6)));
+      if (n > 0) {
+        return;  // disarmed
+      }
+    }
+    int armed = k_armed;
+    if (m_state.compare_exchange_strong(armed, k_fired)) {
+      m_on_expiry();
+      std::cout << std::flush;
+      _exit(static_cast<int>(ExitCode::check_failed));
+    }
+  }
+
+  std::function<void()> m_on_expiry;
+  std::atomic<int> m_state{k_armed};
+  int m_wake[2] = {-1, -1};
   std::thread m_thread;
 };
+
+std::string render_report(const check::Report& report, const std::string& format)
+{
+  return format == "json"  ? check::report_to_json(report)
+         : format == "nhc" ? check::report_to_nhc(report)
+                           : check::report_to_text(report);
+}
 
 inventory::Host observe(const profile::ResolvedNode& node, const std::string& sysfs_root,
                         const std::string& saved, bool counters)
@@ -79,7 +125,12 @@ inventory::Host observe(const profile::ResolvedNode& node, const std::string& sy
     }
     std::stringstream text;
     text << in.rdbuf();
-    auto host = inventory::host_from_json(text.str());
+    inventory::Host host;
+    try {
+      host = inventory::host_from_json(text.str());
+    } catch (const std::exception& e) {
+      throw InputError(saved + ": not an `ibsetup inspect --json` inventory: " + e.what());
+    }
     host.host = node.host;
     return host;
   }
@@ -145,18 +196,52 @@ int CheckCommands::check()
       }
     }
   }
+  if (!std::isfinite(m_timeout_s) || m_timeout_s <= 0 || m_timeout_s > 86400) {
+    throw Error(ExitCode::usage, "--timeout must be a number of seconds above 0, at most 86400");
+  }
+  if (m_peer_timeout_ms < 0 || m_peer_timeout_ms > 3600000) {
+    throw Error(ExitCode::usage, "--peer-timeout-ms must be 1 to 3600000 (0: the profile's)");
+  }
   const auto start = std::chrono::steady_clock::now();
   const profile::Profile p = profile::load_profile(m_file);
   const profile::ResolvedNode node =
       profile::resolve_node(p, m_node.empty() ? profile::default_node_name() : m_node);
-  const Watchdog watchdog(m_timeout_s, node.host, m_format);
+  const std::string slurm_node = m_slurm_node.empty() ? node.host : m_slurm_node;
+  const auto left_ms = [&] {
+    return m_timeout_s * 1000 -
+           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+               .count();
+  };
+  Watchdog watchdog(m_timeout_s, [&] {
+    check::Report r;
+    r.host = node.host;
+    std::ostringstream what;
+    what << node.host << ": check did not finish within " << m_timeout_s << " s (--timeout)";
+    r.checks.push_back({"timeout", node.host, check::Status::fail, "finished within the timeout",
+                        "still running", what.str()});
+    std::cout << render_report(r, m_format) << std::flush;
+    if (m_slurm_drain) {
+      // A hung check is a node to take out of service, like a failed one.
+      const auto slurm = check::slurm_update(r, slurm_node, m_scontrol, std::chrono::seconds(5));
+      std::cerr << "ibsetup: "
+                << (slurm.error.empty() ? "slurm: " + slurm.action : "error: slurm: " + slurm.error)
+                << '\n';
+    }
+  });
 
   check::Report report;
   report.host = node.host;
   const bool counters = m_counters || !node.checks.counter_max.empty();
   const auto host = observe(node, m_sysfs_root, m_inventory, counters);
+  if (const char* delay = std::getenv("IBSETUP_CHECK_DELAY_MS")) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(delay)));  // tests: a hang
+  }
+  // Probes and the kernel's ABI files belong to the machine ibsetup runs on: they are judged
+  // only when that machine is what is being checked.
+  const bool live_host = m_inventory.empty() && inventory::is_live_root(m_sysfs_root);
   check::LocalOptions local;
-  local.addresses_known = m_inventory.empty() && inventory::is_live_root(m_sysfs_root);
+  local.addresses_known = live_host;
+  local.abi_known = m_inventory.empty();
   report.checks = check::check_local(node, host, m_sysfs_root, local);
 
   check::Settings settings;
@@ -167,20 +252,22 @@ int CheckCommands::check()
   // Each probe gets its deadline, but never more than what is left of --timeout (the RDMA
   // checks may take two deadlines with --rdma-pingpong).
   const auto deadline = [&](int parts) {
-    const double left_ms =
-        m_timeout_s * 1000 -
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count() -
-        100;
     const int want = m_peer_timeout_ms > 0 ? m_peer_timeout_ms : node.checks.peer_timeout_ms;
-    return std::max(1, std::min(want, static_cast<int>(left_ms / parts)));
+    return static_cast<int>(
+        std::max(1.0, std::min(static_cast<double>(want), (left_ms() - 100) / parts)));
   };
   if (!m_no_peers && !node.peers.empty() && !settings.disables("ip.peer")) {
-    auto peers = check::check_ip_peers(node, deadline(1));
-    report.checks.insert(report.checks.end(), peers.begin(), peers.end());
+    if (live_host) {
+      auto peers = check::check_ip_peers(node, deadline(1));
+      report.checks.insert(report.checks.end(), peers.begin(), peers.end());
+    } else {
+      report.checks.push_back({"ip.peer", node.host, check::Status::skip, "", "",
+                               node.host + ": peers are probed only when checking this machine, " +
+                                   "not a captured tree or a saved inventory"});
+    }
   }
   // The RDMA checks open this host's devices: not for a captured tree or a saved inventory.
-  if (!settings.disables("rdma") && m_inventory.empty() && inventory::is_live_root(m_sysfs_root)) {
+  if (!settings.disables("rdma") && live_host) {
     check::RdmaOptions rdma;
     rdma.pingpong = m_rdma_pingpong && !m_no_peers;
     rdma.port = m_rdma_port;
@@ -194,13 +281,17 @@ int CheckCommands::check()
     report.checks.insert(report.checks.end(), results.begin(), results.end());
   }
   check::apply_settings(report.checks, settings);
+  // The verdict is in: from here on neither printing nor Slurm may be cut short by the
+  // watchdog (that would print a second, contradicting report).
+  watchdog.disarm();
 
-  std::cout << (m_format == "json"  ? check::report_to_json(report)
-                : m_format == "nhc" ? check::report_to_nhc(report)
-                                    : check::report_to_text(report));
+  std::cout << render_report(report, m_format) << std::flush;
   if (m_slurm_drain) {
-    const auto slurm =
-        check::slurm_update(report, m_slurm_node.empty() ? node.host : m_slurm_node, m_scontrol);
+    // scontrol gets what is left of --timeout, at least 2 s (a prolog's verdict must reach
+    // Slurm) and at most 10 s.
+    const auto timeout = std::chrono::milliseconds(
+        static_cast<int64_t>(std::max(2000.0, std::min(10000.0, left_ms()))));
+    const auto slurm = check::slurm_update(report, slurm_node, m_scontrol, timeout);
     if (!slurm.error.empty()) {
       std::cerr << "ibsetup: error: slurm: " << slurm.error << '\n';
       return static_cast<int>(report.ok() ? ExitCode::environment : ExitCode::check_failed);

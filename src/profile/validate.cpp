@@ -8,6 +8,7 @@
 #include <ibsetup/hostlist.hpp>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <unordered_map>
 #include <set>
@@ -288,6 +289,43 @@ void check_peers(const Profile& profile, Diagnostics& diags)
     };
     ids("disable", g.check_disable);
     ids("warn", g.check_warn);
+    // The kernel's port counters (drivers/infiniband/core/sysfs.c): a misspelt name would
+    // otherwise never be judged and never fail.
+    static const char* const k_counters[] = {"symbol_error",
+                                             "link_error_recovery",
+                                             "link_downed",
+                                             "port_rcv_errors",
+                                             "port_rcv_remote_physical_errors",
+                                             "port_rcv_switch_relay_errors",
+                                             "local_link_integrity_errors",
+                                             "excessive_buffer_overrun_errors",
+                                             "VL15_dropped",
+                                             "port_xmit_discards",
+                                             "port_xmit_constraint_errors",
+                                             "port_rcv_constraint_errors",
+                                             "port_xmit_wait",
+                                             "port_xmit_data",
+                                             "port_rcv_data",
+                                             "port_xmit_packets",
+                                             "port_rcv_packets",
+                                             "unicast_xmit_packets",
+                                             "unicast_rcv_packets",
+                                             "multicast_xmit_packets",
+                                             "multicast_rcv_packets"};
+    for (const auto& c : g.counter_max) {
+      const bool known = std::any_of(std::begin(k_counters), std::end(k_counters),
+                                     [&](const char* k) { return *c.first == k; });
+      if (!known) {
+        diags.error(c.first.mark, g.path + ".checks.counters." + *c.first,
+                    "'" + *c.first +
+                        "' is not a port counter (error counters: symbol_error, "
+                        "link_error_recovery, link_downed, port_rcv_errors, "
+                        "port_rcv_remote_physical_errors, port_rcv_switch_relay_errors, "
+                        "local_link_integrity_errors, excessive_buffer_overrun_errors, "
+                        "VL15_dropped, port_xmit_discards, port_xmit_constraint_errors, "
+                        "port_rcv_constraint_errors)");
+      }
+    }
   }
 }
 

@@ -18,6 +18,7 @@ cat >"$work/scontrol" <<FAKE
 #!/bin/bash
 printf '%s\n' "\$(IFS='|'; echo "\$*")" >>"$work/argv.log"
 [ -f "$work/fail" ] && { echo "slurm_update error: Invalid node name specified" >&2; exit 1; }
+[ -f "$work/slow" ] && sleep "\$(cat "$work/slow")"
 if [ "\$1" = show ]; then
   cat <<SHOW
 NodeName=\$3 Arch=x86_64 CoresPerSocket=32
@@ -40,8 +41,9 @@ check --sysfs-root "$broken" >/dev/null 2>"$work/err"
 expect "failing node: exit 5" "$?" 5
 first=$("$ibsetup" check "$profile" --node hdr01 --sysfs-root "$broken" --format nhc | head -1 |
   sed 's/^ERROR:  ibsetup:  Health check failed:  //')
-expect "failing node: drained with the first failure as reason" "$(cat "$work/argv.log")" \
-  "update|NodeName=hdr01|State=DRAIN|Reason=ibsetup: $first"
+expect "failing node: looked, then drained with the first failure as reason" \
+  "$(cat "$work/argv.log")" "show|node|hdr01
+update|NodeName=hdr01|State=DRAIN|Reason=ibsetup: $first"
 expect "failing node: said so" "$(cat "$work/err")" "ibsetup: slurm: drained (ibsetup: $first)"
 
 state "IDLE+DRAIN" "ibsetup: mlx5_0/1: state DOWN, expected ACTIVE [root@2026-12-03T05:00:00]"
@@ -58,6 +60,20 @@ expect "operator's drain: only looked" "$(cat "$work/argv.log")" "show|node|hdr0
 expect "operator's drain: kept and said why" "$(cat "$work/err")" \
   "ibsetup: slurm: left alone (drained by someone else: bad DIMM, ticket 4711 [ops@2026-12-01T10:00:00])"
 
+# A failing node an operator already drained keeps their reason (Slurm would replace it, and
+# a later pass would then resume the node under them).
+state "IDLE+DRAIN" "bad DIMM, ticket 4711 [ops@2026-12-01T10:00:00]"
+check --sysfs-root "$broken" >/dev/null 2>"$work/err"
+expect "failing node drained by an operator: exit 5" "$?" 5
+expect "failing node drained by an operator: only looked" "$(cat "$work/argv.log")" "show|node|hdr01"
+expect "failing node drained by an operator: said why" "$(cat "$work/err")" \
+  "ibsetup: slurm: left alone (already drained by someone else: bad DIMM, ticket 4711 [ops@2026-12-01T10:00:00])"
+# One that ibsetup drained before gets the current reason.
+state "DRAINING" "ibsetup: old reason"
+check --sysfs-root "$broken" >/dev/null 2>&1
+expect "failing node drained by ibsetup: reason refreshed" "$(tail -1 "$work/argv.log")" \
+  "update|NodeName=hdr01|State=DRAIN|Reason=ibsetup: $first"
+
 state "MIXED" "none"
 check --sysfs-root "$healthy" >/dev/null 2>"$work/err"
 expect "healthy, not drained: only looked" "$(cat "$work/argv.log")" "show|node|hdr01"
@@ -65,19 +81,48 @@ expect "healthy, not drained: only looked" "$(cat "$work/argv.log")" "show|node|
 state "IDLE" "none"
 check --sysfs-root "$broken" --slurm-node cn017 >/dev/null 2>&1
 expect "--slurm-node names the Slurm node" "$(cut -d'|' -f1-3 "$work/argv.log")" \
-  "update|NodeName=cn017|State=DRAIN"
+  "show|node|cn017
+update|NodeName=cn017|State=DRAIN"
 
 touch "$work/fail"
 check --sysfs-root "$broken" >/dev/null 2>"$work/err"
 expect "scontrol fails on drain: still exit 5" "$?" 5
 expect "scontrol fails on drain: its error reported" "$(cat "$work/err")" \
-  "ibsetup: error: slurm: scontrol update NodeName=hdr01 State=DRAIN: exit status 1: slurm_update error: Invalid node name specified"
+  "ibsetup: error: slurm: scontrol show node hdr01: exit status 1: slurm_update error: Invalid node name specified"
 check --sysfs-root "$healthy" >/dev/null 2>"$work/err"
 expect "scontrol fails on a healthy node: exit 4" "$?" 4
 rm -f "$work/fail"
 "$ibsetup" check "$profile" --node hdr01 --sysfs-root "$healthy" --slurm-drain \
   --scontrol /nonexistent/scontrol >/dev/null 2>"$work/err"
 expect "no scontrol: exit 4, named" "$? $(grep -c 'scontrol' "$work/err")" "4 1"
+
+# A slow slurmctld (1.2 s, past the 1 s --timeout; scontrol gets at least 2 s): the verdict is
+# printed once and scontrol still runs; the watchdog no longer
+# fires after the verdict (it used to print a second, failing report and exit 5).
+state "IDLE+DRAIN" "ibsetup: old reason"
+echo 1.2 >"$work/slow"
+out=$(check --sysfs-root "$healthy" --timeout 1 --format json 2>"$work/err")
+expect "slow scontrol after a pass: exit 0" "$?" 0
+expect "slow scontrol after a pass: one report" "$(grep -c '"host"' <<<"$out")" 1
+expect "slow scontrol after a pass: resumed" "$(tail -1 "$work/argv.log")" \
+  "update|NodeName=hdr01|State=RESUME"
+rm -f "$work/slow"
+
+# A hung check (IBSETUP_CHECK_DELAY_MS stands in for a hung read) is ended by the watchdog
+# with one failing report, and drains the node like a failure.
+state "IDLE" "none"
+start=$(date +%s%N)
+out=$(IBSETUP_CHECK_DELAY_MS=5000 check --sysfs-root "$healthy" --timeout 1 --format json \
+  2>"$work/err")
+code=$?
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+expect "hung check: exit 5" "$code" 5
+expect "hung check: one timeout report" \
+  "$(python3 -c "import json,sys; d=json.loads(sys.stdin.read()); print(d['ok'], [c['id'] for c in d['checks']])" <<<"$out")" \
+  "False ['timeout']"
+expect "hung check: drained as timed out" "$(tail -1 "$work/argv.log")" \
+  "update|NodeName=hdr01|State=DRAIN|Reason=ibsetup: hdr01: check did not finish within 1 s (--timeout)"
+expect "hung check: ended by the watchdog (${elapsed_ms} ms < 4000)" "$((elapsed_ms < 4000))" 1
 
 echo "slurm: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -37,6 +37,23 @@ check render-again 0 '^unchanged  .*ibsetup-ib0.8010.nmconnection' -- render "$s
 check apply-offline-ifcfg 0 'created  .*/etc/sysconfig/network-scripts/ifcfg-ib0.8010' -- apply "$src/profiles/lab.yaml" --node lab01 --offline --root "$root" --format ifcfg --templates "$src/templates"
 check render-hosts-json 0 '"path":"etc/hosts.ibsetup","result":"created"' -- render "$src/profiles/lab.yaml" --root "$root" --format hosts --json
 check render-no-root 2 '--root DIR is required' -- render "$src/profiles/lab.yaml" --node lab01
+# check's inputs: --timeout must be a real bound; a saved inventory is judged without this
+# machine's ABI files or probes; a broken inventory file is bad input naming the file.
+cprofile=$src/tests/data/check/cluster.yaml
+tree=$src/tests/fixtures/sysfs/hdr-2hca
+for t in 0 -1 nan inf 1e12; do
+  check "check-timeout-$t" 2 '--timeout must be a number of seconds above 0' -- check "$cprofile" --node hdr01 --sysfs-root "$tree" --timeout "$t"
+done
+check check-peer-timeout-negative 2 '--peer-timeout-ms must be' -- check "$cprofile" --node hdr01 --peer-timeout-ms -5
+"$bin" inspect --json --sysfs-root "$tree" >"$root.inventory.json"
+check check-inventory-abi-skipped 0 'skip +hca.abi .*not in a saved inventory' -- check "$cprofile" --node hdr01 --inventory "$root.inventory.json"
+printf '[]' >"$root.bad.json"
+check check-inventory-bad 3 "bad.json: not an .ibsetup inspect --json. inventory" -- check "$cprofile" --node hdr01 --inventory "$root.bad.json"
+printf 'version: 1\nnodes:\n  - hosts: "hdr0[1-2]"\n    interfaces:\n      - {name: ib0, device: mlx5_0, port: 1, ipv4: 10.9.0.0/16}\n    checks: {peers: [hdr02]}\n' >"$root.peers.yaml"
+check check-tree-peers-skipped 0 'skip +ip.peer .*probed only when checking this machine' -- check "$root.peers.yaml" --node hdr01 --sysfs-root "$tree"
+printf 'version: 1\nnodes:\n  - hosts: "hdr01"\n    interfaces:\n      - {name: ib0, ipv4: 10.9.0.0/16}\n    checks: {peers: [hdr03]}\n  - hosts: "hdr03"\n    interfaces:\n      - {name: ib5, ipv4: 10.8.0.0/16}\n' >"$root.apart.yaml"
+check check-peer-nothing-in-common 0 'warn +ip.peer +hdr03 +hdr03: no IPoIB interface with an address in common with hdr01' -- check "$root.apart.yaml" --node hdr01 --disable hca --disable pcie --disable port --disable ipoib --disable rdma
+rm -f "$root.inventory.json" "$root.bad.json" "$root.peers.yaml" "$root.apart.yaml"
 rm -rf "$root"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
