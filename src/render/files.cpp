@@ -141,8 +141,11 @@ WriteResult write_file(const std::string& root, const RenderedFile& file)
     }
     if (*existing == file.content) {
       struct stat st {};
+      // Run as root (kickstart, apply --offline), a file some other user rendered earlier is
+      // not "unchanged": NetworkManager ignores keyfiles that root does not own.
       if (fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-          (st.st_mode & 07777) == file.mode) {
+          (st.st_mode & 07777) == file.mode &&
+          (geteuid() != 0 || (st.st_uid == 0 && st.st_gid == 0))) {
         return WriteResult::unchanged;
       }
     }
@@ -158,6 +161,9 @@ WriteResult write_file(const std::string& root, const RenderedFile& file)
   size_t left = file.content.size();
   while (left > 0) {
     const ssize_t n = write(out.get(), data, left);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
     if (n < 0) {
       unlinkat(dir.get(), tmp.c_str(), 0);
       fail("cannot write " + full);
@@ -166,7 +172,8 @@ WriteResult write_file(const std::string& root, const RenderedFile& file)
     left -= static_cast<size_t>(n);
   }
   // The mode is set explicitly: the umask must not loosen or tighten it (NM ignores keyfiles
-  // that are not 0600), and the owner is whoever runs ibsetup (root in kickstart).
+  // that are not 0600), and the owner is whoever runs ibsetup (root in kickstart; a file
+  // rendered earlier by another user is replaced, so it becomes root's).
   if (fchmod(out.get(), file.mode) != 0 || fsync(out.get()) != 0) {
     unlinkat(dir.get(), tmp.c_str(), 0);
     fail("cannot finish " + full);

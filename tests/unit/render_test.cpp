@@ -129,6 +129,25 @@ TEST(RenderWriter, CreatesWithModeThenLeavesUnchangedFilesAlone)
   EXPECT_FALSE(fs::exists(root.path() / "etc/x/.ibsetup-ib0.nmconnection.ibsetup-tmp"));
 }
 
+// As root, a file with the right bytes and mode but another owner (rendered earlier by a
+// build user) is rewritten as root's: NetworkManager ignores keyfiles root does not own.
+TEST(RenderWriter, RootTakesOverFilesOfOtherOwners)
+{
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "needs root";
+  }
+  test::TempDir root;
+  ASSERT_EQ(render::WriteResult::created, render::write_file(root.path().string(), sample()));
+  const fs::path p = root.path() / "etc/x/ibsetup-ib0.nmconnection";
+  ASSERT_EQ(0, chown(p.c_str(), 1000, 1000));
+  EXPECT_EQ(render::WriteResult::updated, render::write_file(root.path().string(), sample()));
+  struct stat st {};
+  ASSERT_EQ(0, stat(p.c_str(), &st));
+  EXPECT_EQ(0U, st.st_uid);
+  EXPECT_EQ(0U, st.st_gid);
+  EXPECT_EQ(render::WriteResult::unchanged, render::write_file(root.path().string(), sample()));
+}
+
 TEST(RenderWriter, NeverOverwritesForeignFiles)
 {
   test::TempDir root;
