@@ -76,12 +76,15 @@ public:
 std::unique_ptr<Tool> make_mstconfig(const std::string& program, std::chrono::milliseconds timeout);
 
 struct PortLinkType {
-  int port = 0;
+  int port = 0;      // the HCA's port as sysfs numbers it
+  int physical = 0;  // the card's physical port (physical_port()); 0 = not worked out: port
   profile::LinkType desired = profile::LinkType::ib;
   std::optional<profile::LinkType> next_boot;  // from the firmware
   std::optional<std::string> link_layer;       // what the running port shows (sysfs)
 
   bool differs() const { return next_boot != desired; }
+  // n of LINK_TYPE_Pn.
+  int mst_port() const { return physical > 0 ? physical : port; }
   // The running port does not match the next-boot link type (VPI matches either).
   bool reboot_pending() const;
 };
@@ -89,6 +92,7 @@ struct PortLinkType {
 struct DeviceLinkTypes {
   std::string device;  // mlx5_0 (the PCI address when the host has no such device name)
   std::string pci;
+  std::string card;  // what mstconfig is run on: the lowest PCI function of this card on the host
   std::vector<PortLinkType> ports;
 
   bool differs() const;
@@ -109,6 +113,7 @@ struct Change {
   std::string device;
   std::string pci;
   int port = 0;
+  int physical = 0;
   std::optional<profile::LinkType> from;
   profile::LinkType to = profile::LinkType::ib;
 };
@@ -122,17 +127,33 @@ struct Report {
   bool reboot_required() const;
 };
 
+// The physical port of the card (n of LINK_TYPE_Pn) that port of device (at PCI address pci)
+// is. mstconfig configures a whole card, whichever of its PCI functions it is given, while
+// sysfs numbers ports per HCA, and the two drivers lay cards out differently:
+// - mlx4 (ConnectX-3): one PCI function with ports 1..n, so an HCA with more than one sysfs
+//   port keeps its sysfs numbers;
+// - mlx5 (ConnectX-4 and newer): one PCI function, and one HCA with a single port 1, per
+//   physical port, so an HCA with one sysfs port (or none) is physical port function + 1.
+// A single-port HCA on function 2 or higher (a virtual function, or a topology ibsetup does not
+// know) says nothing about its physical port: InputError naming the device and the function.
+// So is a port other than 1 declared on a single-port HCA. path names the profile's HCA.
+int physical_port(const inventory::Device& device, const std::string& pci, int port,
+                  const std::string& path);
+
 // Whether the profile declares a link type (HCA or port) for the node.
 bool declares_link_type(const profile::ResolvedNode& node);
 
-// Queries every declared HCA (all of them before anything is set); with no tool, the
-// next-boot values stay unknown. Throws InputError when a declared HCA is not on the host,
-// EnvironmentError when one has no PCI address or the tool fails. Also warns about IPoIB
-// interfaces on ports that are or will be Ethernet.
+// Queries every declared HCA (all of them before anything is set), one mstconfig run per card
+// (the HCAs whose PCI addresses differ only in the function); with no tool, the next-boot
+// values stay unknown. Throws InputError when a declared HCA is not on the host, when its
+// physical port cannot be told (physical_port()), or when two declarations give one physical
+// port different link types; EnvironmentError when one has no PCI address or the tool fails.
+// Also warns about IPoIB interfaces on ports that are or will be Ethernet.
 State query_state(const profile::ResolvedNode& node, const inventory::Host& host, Tool* tool);
 
-// Sets the ports that differ, device by device, and confirms each with a second query. A
-// failure stops there; what was done before it stays in the report.
+// Sets the ports that differ, card by card (one mstconfig set with every LINK_TYPE_Pn of the
+// card that differs), and confirms each with a second query. A failure stops there; what was
+// done before it stays in the report.
 Report apply_state(const State& state, Tool& tool);
 
 // Writes the marker listing the devices that owe a reboot (atomically), or removes a stale

@@ -5,7 +5,11 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <unistd.h>
 
@@ -57,6 +61,95 @@ std::map<int, profile::LinkType> desired_ports(const profile::HcaSpec& hca,
     if (p.link_type) {
       out[p.port] = *p.link_type;
     }
+  }
+  return out;
+}
+
+// "0000:3b:00.1" -> the card ("0000:3b:00") and the function (1); an address without a
+// function is a card of its own.
+std::pair<std::string, int> split_function(const std::string& pci)
+{
+  const auto dot = pci.rfind('.');
+  if (dot == std::string::npos || dot + 1 >= pci.size()) {
+    return {pci, 0};
+  }
+  try {
+    size_t used = 0;
+    const int function = std::stoi(pci.substr(dot + 1), &used, 16);
+    if (used == pci.size() - dot - 1) {
+      return {pci.substr(0, dot), function};
+    }
+  } catch (const std::exception&) {
+  }
+  return {pci, 0};
+}
+
+// The address mstconfig is given for the card of pci: its lowest PCI function on the host,
+// so every HCA of one card is queried and set through the same address.
+std::string card_address(const inventory::Host& host, const std::string& pci)
+{
+  const auto [card, function] = split_function(pci);
+  std::string best = pci;
+  int lowest = function;
+  for (const auto& d : host.devices) {
+    if (!d.pci) {
+      continue;
+    }
+    const auto [other, f] = split_function(d.pci->address);
+    if (other == card && f < lowest) {
+      best = d.pci->address;
+      lowest = f;
+    }
+  }
+  return best;
+}
+
+// The HCAs of one card, in the profile's order, and the physical ports they cover.
+struct Card {
+  std::string address;
+  std::vector<DeviceLinkTypes*> devices;
+
+  std::vector<int> physical_ports() const
+  {
+    std::vector<int> out;
+    for (const auto* d : devices) {
+      for (const auto& p : d->ports) {
+        out.push_back(p.mst_port());
+      }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+  // A lone HCA on the address mstconfig gets is named as elsewhere in the report; otherwise the
+  // message must say which card mstconfig was run on and which HCAs it covers.
+  std::string label() const
+  {
+    if (devices.size() == 1 && devices.front()->pci == address) {
+      return devices.front()->device + " (" + address + ")";
+    }
+    std::string names;
+    for (const auto* d : devices) {
+      names += (names.empty() ? "" : ", ") + d->device + " " + d->pci;
+    }
+    return "card " + address + " (" + names + ")";
+  }
+};
+
+std::vector<Card> cards(std::vector<DeviceLinkTypes>& devices)
+{
+  std::vector<Card> out;
+  for (auto& d : devices) {
+    // A State built by hand (tests, callers) may leave card empty: then each HCA is its own.
+    const std::string& address = d.card.empty() ? d.pci : d.card;
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const Card& c) { return c.address == address; });
+    if (it == out.end()) {
+      out.push_back(Card{address, {}});
+      it = std::prev(out.end());
+    }
+    it->devices.push_back(&d);
   }
   return out;
 }
@@ -140,6 +233,30 @@ bool Report::reboot_required() const
                      [](const auto& d) { return d.reboot_pending(); });
 }
 
+int physical_port(const inventory::Device& device, const std::string& pci, int port,
+                  const std::string& path)
+{
+  if (device.ports.size() > 1) {
+    return port;
+  }
+  const int function = split_function(pci).second;
+  const std::string who = path + ": " + device.name + " (" + pci + ")";
+  if (function > 1) {
+    throw InputError(who + " has a single port and is PCI function " + std::to_string(function) +
+                     ": ibsetup cannot tell which physical port of the card it is (only "
+                     "functions 0 and 1 of a card whose ports are separate functions map to "
+                     "LINK_TYPE_P1 and LINK_TYPE_P2; a virtual function has no link type of its "
+                     "own); declare link_type on the HCA of the physical function");
+  }
+  if (port != 1) {
+    throw InputError(who + " has a single port (port 1, the card's LINK_TYPE_P" +
+                     std::to_string(function + 1) + "), so port " + std::to_string(port) +
+                     " is not on it: each physical port of this card is its own HCA at its own "
+                     "PCI function; declare the link type on that HCA's port 1");
+  }
+  return function + 1;
+}
+
 bool declares_link_type(const profile::ResolvedNode& node)
 {
   for (const auto& h : node.hcas) {
@@ -160,6 +277,9 @@ State query_state(const profile::ResolvedNode& node, const inventory::Host& host
   State state;
   state.host = node.host;
   state.declared = declares_link_type(node);
+  // The first declaration of each physical port of each card: of two that disagree, the later
+  // would silently win, whichever HCA each names.
+  std::map<std::pair<std::string, int>, std::pair<std::string, profile::LinkType>> claims;
   // Every HCA is located and every query made before the caller may set anything, so a
   // problem with the second HCA leaves the first untouched.
   for (const auto& hca : node.hcas) {
@@ -188,14 +308,26 @@ State query_state(const profile::ResolvedNode& node, const inventory::Host& host
                              " has no PCI address in sysfs (no 'device' link), and mstconfig "
                              "needs one; give the HCA's pci: in the profile");
     }
+    d.card = card_address(host, d.pci);
     for (const auto& [port, type] : desired) {
       PortLinkType p;
       p.port = port;
+      p.physical = physical_port(*device, d.pci, port, hca.path);
       p.desired = type;
       for (const auto& ip : device->ports) {
         if (ip.port == port) {
           p.link_layer = ip.link_layer;
         }
+      }
+      const std::string who = hca.path + ": " + d.device + " port " + std::to_string(port);
+      const auto [claim, fresh] =
+          claims.emplace(std::make_pair(d.card, p.physical), std::make_pair(who, type));
+      if (!fresh && claim->second.second != type) {
+        throw InputError(who + " (" + profile::to_string(type) + ") and " + claim->second.first +
+                         " (" + profile::to_string(claim->second.second) +
+                         ") are the same physical port, LINK_TYPE_P" + std::to_string(p.physical) +
+                         " of the card at " + d.card +
+                         ", with different link types; mstconfig would set only the last");
       }
       d.ports.push_back(p);
     }
@@ -203,15 +335,13 @@ State query_state(const profile::ResolvedNode& node, const inventory::Host& host
   }
   if (tool != nullptr) {
     state.queried = true;
-    for (auto& d : state.devices) {
-      std::vector<int> ports;
-      for (const auto& p : d.ports) {
-        ports.push_back(p.port);
-      }
-      for (const auto& [port, type] : tool->query(d.pci, ports)) {
-        for (auto& p : d.ports) {
-          if (p.port == port) {
-            p.next_boot = type;
+    for (auto& card : cards(state.devices)) {
+      for (const auto& [physical, type] : tool->query(card.address, card.physical_ports())) {
+        for (auto* d : card.devices) {
+          for (auto& p : d->ports) {
+            if (p.mst_port() == physical) {
+              p.next_boot = type;
+            }
           }
         }
       }
@@ -225,52 +355,57 @@ Report apply_state(const State& state, Tool& tool)
 {
   Report report;
   report.state = state;
-  for (auto& d : report.state.devices) {
-    if (!d.differs()) {
-      continue;
-    }
-    std::vector<std::pair<int, profile::LinkType>> values;
-    std::vector<int> ports;
-    for (const auto& p : d.ports) {
-      ports.push_back(p.port);
-      if (p.differs()) {
-        values.emplace_back(p.port, p.desired);
+  for (auto& card : cards(report.state.devices)) {
+    // One set per card naming each of its LINK_TYPE_Pn that differs: the card is one device
+    // to mstconfig, whichever function's HCA the profile declared the port on.
+    std::map<int, profile::LinkType> wanted;
+    for (const auto* d : card.devices) {
+      for (const auto& p : d->ports) {
+        if (p.differs()) {
+          wanted[p.mst_port()] = p.desired;
+        }
       }
     }
-    const std::string where = d.device + " (" + d.pci + ")";
+    if (wanted.empty()) {
+      continue;
+    }
+    const std::vector<std::pair<int, profile::LinkType>> values(wanted.begin(), wanted.end());
     try {
-      tool.set(d.pci, values);
+      tool.set(card.address, values);
     } catch (const Error& e) {
-      report.failure = where + ": " + e.what();
+      report.failure = card.label() + ": " + e.what();
       return report;
     }
     std::vector<std::pair<int, profile::LinkType>> confirmed;
     try {
-      confirmed = tool.query(d.pci, ports);
+      confirmed = tool.query(card.address, card.physical_ports());
     } catch (const Error& e) {
-      report.failure =
-          where + ": mstconfig accepted the change but querying it again failed: " + e.what();
+      report.failure = card.label() +
+                       ": mstconfig accepted the change but querying it again failed: " + e.what();
       return report;
     }
-    for (auto& p : d.ports) {
-      const auto before = p.next_boot;
-      for (const auto& [port, type] : confirmed) {
-        if (port == p.port) {
-          p.next_boot = type;
+    for (auto* d : card.devices) {
+      for (auto& p : d->ports) {
+        const auto before = p.next_boot;
+        for (const auto& [physical, type] : confirmed) {
+          if (physical == p.mst_port()) {
+            p.next_boot = type;
+          }
         }
+        if (wanted.count(p.mst_port()) == 0) {
+          continue;
+        }
+        if (p.next_boot != p.desired) {
+          report.failure =
+              d->device + " (" + d->pci + ") port " + std::to_string(p.port) +
+              (p.mst_port() != p.port ? " (LINK_TYPE_P" + std::to_string(p.mst_port()) + ")"
+                                      : std::string()) +
+              ": mstconfig accepted " + mst_name(p.desired) + " but the next boot still shows " +
+              (p.next_boot ? mst_name(*p.next_boot) : "nothing");
+          return report;
+        }
+        report.done.push_back(Change{d->device, d->pci, p.port, p.mst_port(), before, p.desired});
       }
-      const bool wanted = std::any_of(values.begin(), values.end(),
-                                      [&](const auto& v) { return v.first == p.port; });
-      if (!wanted) {
-        continue;
-      }
-      if (p.next_boot != p.desired) {
-        report.failure = where + " port " + std::to_string(p.port) + ": mstconfig accepted " +
-                         mst_name(p.desired) + " but the next boot still shows " +
-                         (p.next_boot ? mst_name(*p.next_boot) : "nothing");
-        return report;
-      }
-      report.done.push_back(Change{d.device, d.pci, p.port, before, p.desired});
     }
   }
   return report;
@@ -287,8 +422,10 @@ void update_reboot_marker(const std::string& path, const State& state)
     lines += d.device + " " + d.pci;
     for (const auto& p : d.ports) {
       if (p.reboot_pending()) {
-        lines += " LINK_TYPE_P" + std::to_string(p.port) + "=" + mst_name(*p.next_boot) +
-                 " (running " + p.link_layer.value_or("?") + ")";
+        lines +=
+            " LINK_TYPE_P" + std::to_string(p.mst_port()) + "=" + mst_name(*p.next_boot) + " (" +
+            (p.mst_port() != p.port ? "port " + std::to_string(p.port) + ", " : std::string()) +
+            "running " + p.link_layer.value_or("?") + ")";
       }
     }
     lines += "\n";

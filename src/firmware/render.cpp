@@ -32,14 +32,16 @@ std::string port_line(const DeviceLinkTypes& d, const PortLinkType& p, bool quer
 {
   std::ostringstream s;
   const std::string running = p.link_layer.value_or("unknown");
-  const std::string where = d.device + " port " + std::to_string(p.port) + " (" + d.pci + ")";
+  const std::string where =
+      d.device + " port " + std::to_string(p.port) + " (" + d.pci +
+      (p.mst_port() != p.port ? ", physical port " + std::to_string(p.mst_port()) : "") + ")";
   if (!queried) {
     s << "  ? " << where << ": profile " << mst_name(p.desired) << ", running " << running
       << ", next boot not queried";
   } else if (p.differs()) {
     s << "  ~ " << where << ": next boot " << (p.next_boot ? mst_name(*p.next_boot) : "?") << " -> "
-      << mst_name(p.desired) << ", running " << running << "  (mstconfig set LINK_TYPE_P" << p.port
-      << "=" << mst_value(p.desired) << ")";
+      << mst_name(p.desired) << ", running " << running << "  (mstconfig set LINK_TYPE_P"
+      << p.mst_port() << "=" << mst_value(p.desired) << ")";
   } else if (p.reboot_pending()) {
     s << "  ! " << where << ": next boot " << mst_name(p.desired) << ", running " << running
       << ": pending, reboot required";
@@ -83,9 +85,9 @@ std::string to_text(const State& state, const Report* report)
   }
   if (report != nullptr) {
     for (const auto& c : report->done) {
-      s << "  set " << c.device << " port " << c.port << " (" << c.pci << ") LINK_TYPE_P" << c.port
-        << " " << (c.from ? mst_name(*c.from) : "?") << " -> " << mst_name(c.to)
-        << " (confirmed by a second query)\n";
+      s << "  set " << c.device << " port " << c.port << " (" << c.pci << ") LINK_TYPE_P"
+        << (c.physical > 0 ? c.physical : c.port) << " " << (c.from ? mst_name(*c.from) : "?")
+        << " -> " << mst_name(c.to) << " (confirmed by a second query)\n";
     }
     if (report->failure) {
       s << "  failed: " << *report->failure << '\n';
@@ -117,6 +119,9 @@ std::string to_json(const State& state, const Report* report)
     for (const auto& p : d.ports) {
       w.begin_object();
       w.key("port").value(p.port);
+      if (p.mst_port() != p.port) {
+        w.key("physical_port").value(p.mst_port());
+      }
       w.key("desired").value(profile::to_string(p.desired));
       if (p.next_boot) {
         w.key("next_boot").value(profile::to_string(*p.next_boot));
@@ -142,6 +147,9 @@ std::string to_json(const State& state, const Report* report)
       w.key("device").value(c.device);
       w.key("pci").value(c.pci);
       w.key("port").value(c.port);
+      if (c.physical > 0 && c.physical != c.port) {
+        w.key("physical_port").value(c.physical);
+      }
       if (c.from) {
         w.key("from").value(profile::to_string(*c.from));
       } else {

@@ -278,7 +278,109 @@ out=$("$bin" apply "$work/two.yaml" --node n1 --dry-run --mstconfig "$work/mstco
 expect_grep "apply --dry-run" 'firmware link types: not known: .*HCA mlx5_0 is not on this host' "$out"
 expect_grep "apply --dry-run goes on" '^plan for n1' "$out"
 
-# 12. apply's own firmware step (not through `firmware --apply`): apply reads the live /sys, so
+# 12. One dual-port card whose ports are two PCI functions (mlx5_0 at 0000:3b:00.0, mlx5_1 at
+#     0000:3b:00.1, one sysfs port each): mlx5_1's port is the card's LINK_TYPE_P2, and the
+#     card is queried and set once, through its function 0.
+cat >"$work/dual.yaml" <<'EOF2'
+version: 1
+nodes:
+  - hosts: "d1"
+    hcas:
+      - {device: mlx5_0, link_type: ib}
+      - {device: mlx5_1, link_type: eth}
+    interfaces:
+      - {name: ib0, device: mlx5_0, port: 1}
+EOF2
+cat >"$work/second.yaml" <<'EOF2'
+version: 1
+nodes:
+  - hosts: "d1"
+    hcas:
+      - {device: mlx5_1, link_type: eth}
+    interfaces:
+      - {name: ib0, device: mlx5_0, port: 1}
+EOF2
+cat >"$work/both-ib.yaml" <<'EOF2'
+version: 1
+nodes:
+  - hosts: "d1"
+    hcas:
+      - {device: mlx5_0, link_type: ib}
+      - {device: mlx5_1, link_type: ib}
+    interfaces:
+      - {name: ib0, device: mlx5_0, port: 1}
+EOF2
+cat >"$work/conflict.yaml" <<'EOF2'
+version: 1
+nodes:
+  - hosts: "d1"
+    hcas:
+      - {device: mlx5_1, link_type: ib}
+      - {pci: "0000:3b:00.1", link_type: eth}
+    interfaces:
+      - {name: ib0, device: mlx5_0, port: 1}
+EOF2
+dual=(--node d1 --sysfs-root "$fixtures/cx6-dual-function")
+card=$work/state/0000:3b:00.0
+fake
+rm -rf "$work/state" "$IBSETUP_REBOOT_MARKER"
+state 0000:3b:00.0 IB IB
+out=$(fw "$work/dual.yaml" "${dual[@]}"); code=$?
+expect_code "dual: show" "$code" 0
+[ "$(log | grep '^argv:')" = "argv: -d 0000:3b:00.0 query LINK_TYPE_P1 LINK_TYPE_P2" ] && ok || bad "dual: one query for the card" "$(log)"
+expect_grep "dual: mlx5_1 is P2" '~ mlx5_1 port 1 \(0000:3b:00.1, physical port 2\): next boot IB -> ETH, running InfiniBand  \(mstconfig set LINK_TYPE_P2=2\)' "$out"
+expect_grep "dual: mlx5_0 is P1" '^    mlx5_0 port 1 \(0000:3b:00.0\): IB, running InfiniBand' "$out"
+out=$(fw "$work/dual.yaml" "${dual[@]}" --json)
+expect_grep "dual: --json" '"devices":\[\{"device":"mlx5_0","pci":"0000:3b:00.0","ports":\[\{"port":1,"desired":"ib","next_boot":"ib",.*\{"device":"mlx5_1","pci":"0000:3b:00.1","ports":\[\{"port":1,"physical_port":2,"desired":"eth","next_boot":"ib",' "$out"
+rm -f "$work/log"
+out=$(fw "$work/dual.yaml" "${dual[@]}" --apply); code=$?
+expect_code "dual: apply owes a reboot" "$code" 9
+[ "$(log | grep -c '^argv: -y')" = 1 ] && ok || bad "dual: one set" "$(log)"
+expect_grep "dual: set P2 through function 0" '^argv: -y -d 0000:3b:00.0 set LINK_TYPE_P2=2$' "$(log)"
+[ "$(grep -c '^argv: -d 0000:3b:00.0 query LINK_TYPE_P1 LINK_TYPE_P2$' "$work/log")" = 2 ] && ok || bad "dual: confirmed" "$(log)"
+expect_grep "dual: firmware P1 untouched" '^LINK_TYPE_P1=IB$' "$(cat "$card")"
+expect_grep "dual: firmware P2 set" '^LINK_TYPE_P2=ETH$' "$(cat "$card")"
+expect_grep "dual: report" 'set mlx5_1 port 1 \(0000:3b:00.1\) LINK_TYPE_P2 IB -> ETH \(confirmed' "$out"
+expect_grep "dual: marker" '^mlx5_1 0000:3b:00.1 LINK_TYPE_P2=ETH \(port 1, running InfiniBand\)$' "$(cat "$IBSETUP_REBOOT_MARKER" 2>/dev/null)"
+# Only mlx5_1 declared: its own address would have been P1, mlx5_0's port.
+fake
+rm -f "$IBSETUP_REBOOT_MARKER"
+state 0000:3b:00.0 IB IB
+out=$(fw "$work/second.yaml" "${dual[@]}" --apply --json); code=$?
+expect_code "second function alone" "$code" 9
+[ "$(log | grep '^argv:' | tr '\n' ';')" = "argv: -d 0000:3b:00.0 query LINK_TYPE_P2;argv: -y -d 0000:3b:00.0 set LINK_TYPE_P2=2;argv: -d 0000:3b:00.0 query LINK_TYPE_P2;" ] && ok || bad "second function alone: runs" "$(log)"
+expect_grep "second function alone: P1 untouched" '^LINK_TYPE_P1=IB$' "$(cat "$card")"
+expect_grep "second function alone: --json done" '"done":\[\{"device":"mlx5_1","pci":"0000:3b:00.1","port":1,"physical_port":2,"from":"ib","to":"eth"\}\]' "$out"
+# Both functions differ: one set names both ports; both HCAs run InfiniBand, so no reboot.
+fake
+state 0000:3b:00.0 ETH ETH
+out=$(fw "$work/both-ib.yaml" "${dual[@]}" --apply); code=$?
+expect_code "both functions" "$code" 0
+[ "$(log | grep -c '^argv: -y')" = 1 ] && ok || bad "both functions: one set" "$(log)"
+expect_grep "both functions: set" '^argv: -y -d 0000:3b:00.0 set LINK_TYPE_P1=1 LINK_TYPE_P2=1$' "$(log)"
+expect_grep "both functions: state" 'LINK_TYPE_P1=IB' "$(cat "$card")"
+expect_grep "both functions: state P2" 'LINK_TYPE_P2=IB' "$(cat "$card")"
+expect_grep "both functions: report mlx5_0" 'set mlx5_0 port 1 \(0000:3b:00.0\) LINK_TYPE_P1 ETH -> IB' "$out"
+expect_grep "both functions: report mlx5_1" 'set mlx5_1 port 1 \(0000:3b:00.1\) LINK_TYPE_P2 ETH -> IB' "$out"
+[ ! -e "$IBSETUP_REBOOT_MARKER" ] && ok || bad "both functions: no marker"
+# Two declarations of one physical port that disagree: refused before mstconfig runs.
+fake
+out=$(fw "$work/conflict.yaml" "${dual[@]}" --apply); code=$?
+expect_code "conflict" "$code" 3
+expect_grep "conflict: named" 'mlx5_1 port 1 \(eth\) and nodes\[0\]\.hcas\[0\]: mlx5_1 port 1 \(ib\) are the same physical port, LINK_TYPE_P2 of the card at 0000:3b:00.0' "$out"
+[ ! -e "$work/log" ] && ok || bad "conflict: mstconfig was run" "$(log)"
+# A failure names the card and the HCAs it covers.
+fake FAKE_MSTCONFIG_FAIL=set:0000:3b:00.0
+state 0000:3b:00.0 IB IB
+out=$(fw "$work/second.yaml" "${dual[@]}" --apply); code=$?
+expect_code "dual: set fails" "$code" 4
+expect_grep "dual: failure names the card" 'error: firmware: card 0000:3b:00.0 \(mlx5_1 0000:3b:00.1\): mstconfig cannot open the device 0000:3b:00.0' "$out"
+# The fake is one device per card, as the firmware is: function 1 sees what function 0 set.
+out=$("$work/mstconfig" -d 0000:3b:00.1 query LINK_TYPE_P1 2>&1)
+expect_grep "fake: functions share the card" 'LINK_TYPE_P1 +IB\(1\)' "$out"
+rm -f "$IBSETUP_REBOOT_MARKER"
+
+# 13. apply's own firmware step (not through `firmware --apply`): apply reads the live /sys, so
 #     a fixture is mounted over /sys in a private mount namespace, with a fresh network
 #     namespace whose links must be the same afterwards (root only; CI runs as root).
 # in_fixture TREE ARGS...: runs `ibsetup apply ARGS` there; prints its output, then "links: N".

@@ -180,11 +180,17 @@ public:
   std::set<std::string> failing_query;
   std::set<std::string> failing_set;
   std::vector<std::string> calls;
+  std::vector<std::string> detail;  // with the LINK_TYPE_Pn numbers and values
 
   std::vector<std::pair<int, LinkType>> query(const std::string& pci,
                                               const std::vector<int>& ports) override
   {
     calls.push_back("query " + pci);
+    std::string line = "query " + pci;
+    for (int p : ports) {
+      line += " P" + std::to_string(p);
+    }
+    detail.push_back(line);
     if (failing_query.count(pci) != 0) {
       throw EnvironmentError("query failed");
     }
@@ -197,6 +203,11 @@ public:
   void set(const std::string& pci, const std::vector<std::pair<int, LinkType>>& values) override
   {
     calls.push_back("set " + pci);
+    std::string line = "set " + pci;
+    for (const auto& [p, t] : values) {
+      line += " P" + std::to_string(p) + "=" + profile::to_string(t);
+    }
+    detail.push_back(line);
     if (failing_set.count(pci) != 0) {
       throw EnvironmentError("set failed");
     }
@@ -337,6 +348,221 @@ TEST(FirmwareState, WarnsAboutIpoibOnEthernet)
   ASSERT_EQ(s.warnings.size(), 1U);
   EXPECT_NE(s.warnings[0].find("ib0: IPoIB is declared on mlx5_0 port 1, whose link type is ETH"),
             std::string::npos);
+}
+
+// One dual-port card as mlx5 shows it: an HCA with a single port 1 per PCI function.
+inventory::Host one_card(int functions = 2)
+{
+  inventory::Host h;
+  h.host = "n1";
+  for (int f = 0; f < functions; ++f) {
+    inventory::Device d;
+    d.name = "mlx5_" + std::to_string(f);
+    d.pci = inventory::PciLink{};
+    d.pci->address = "0000:3b:00." + std::to_string(f);
+    inventory::Port port;
+    port.port = 1;
+    port.link_layer = "InfiniBand";
+    d.ports.push_back(port);
+    h.devices.push_back(d);
+  }
+  return h;
+}
+
+TEST(FirmwarePorts, PhysicalPortFollowsTheDriversLayout)
+{
+  // mlx4: one function, ports 1..n, even on a function other than 0.
+  const auto mlx4 = two_hcas().devices[0];
+  EXPECT_EQ(physical_port(mlx4, "0000:3b:00.0", 1, "h"), 1);
+  EXPECT_EQ(physical_port(mlx4, "0000:3b:00.0", 2, "h"), 2);
+  EXPECT_EQ(physical_port(mlx4, "0000:3b:00.1", 2, "h"), 2);
+  // mlx5: one single-port HCA per physical port.
+  const auto card = one_card(3);
+  EXPECT_EQ(physical_port(card.devices[0], "0000:3b:00.0", 1, "h"), 1);
+  EXPECT_EQ(physical_port(card.devices[1], "0000:3b:00.1", 1, "h"), 2);
+  auto portless = card.devices[1];
+  portless.ports.clear();
+  EXPECT_EQ(physical_port(portless, "0000:3b:00.1", 1, "h"), 2);
+  try {
+    physical_port(card.devices[2], "0000:3b:00.2", 1, "nodes[0].hcas[1]");
+    ADD_FAILURE() << "function 2 mapped";
+  } catch (const InputError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find(
+            "nodes[0].hcas[1]: mlx5_2 (0000:3b:00.2) has a single port and is PCI function 2: "
+            "ibsetup cannot tell which physical port"),
+        std::string::npos)
+        << e.what();
+  }
+  try {
+    physical_port(card.devices[1], "0000:3b:00.1", 2, "h");
+    ADD_FAILURE() << "port 2 of a single-port HCA mapped";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("mlx5_1 (0000:3b:00.1) has a single port (port 1, the "
+                                         "card's LINK_TYPE_P2), so port 2 is not on it"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(FirmwarePorts, FunctionsOfOneCardAreOneMstconfigDevice)
+{
+  FakeTool tool;
+  tool.next["0000:3b:00.0"] = {{1, LinkType::ib}, {2, LinkType::ib}};
+  const auto n = node(
+      "      - {device: mlx5_0, link_type: ib}\n"
+      "      - {device: mlx5_1, link_type: eth}\n");
+  const auto s = query_state(n, one_card(), &tool);
+  EXPECT_EQ(tool.detail, (std::vector<std::string>{"query 0000:3b:00.0 P1 P2"}));
+  ASSERT_EQ(s.devices.size(), 2U);
+  EXPECT_EQ(s.devices[1].pci, "0000:3b:00.1");
+  EXPECT_EQ(s.devices[1].card, "0000:3b:00.0");
+  ASSERT_EQ(s.devices[1].ports.size(), 1U);
+  EXPECT_EQ(s.devices[1].ports[0].port, 1);
+  EXPECT_EQ(s.devices[1].ports[0].physical, 2);
+  EXPECT_FALSE(s.devices[0].differs());
+  EXPECT_TRUE(s.devices[1].differs());
+  EXPECT_NE(to_text(s, nullptr)
+                .find("  ~ mlx5_1 port 1 (0000:3b:00.1, physical port 2): next "
+                      "boot IB -> ETH, running InfiniBand  (mstconfig set "
+                      "LINK_TYPE_P2=2)\n"),
+            std::string::npos)
+      << to_text(s, nullptr);
+  EXPECT_NE(to_text(s, nullptr).find("    mlx5_0 port 1 (0000:3b:00.0): IB, running InfiniBand\n"),
+            std::string::npos);
+
+  const auto r = apply_state(s, tool);
+  ASSERT_TRUE(r.ok()) << *r.failure;
+  EXPECT_EQ(tool.detail,
+            (std::vector<std::string>{"query 0000:3b:00.0 P1 P2", "set 0000:3b:00.0 P2=eth",
+                                      "query 0000:3b:00.0 P1 P2"}));
+  EXPECT_EQ(tool.next["0000:3b:00.0"][1], LinkType::ib);  // mlx5_0's port is left alone
+  ASSERT_EQ(r.done.size(), 1U);
+  EXPECT_EQ(r.done[0].device, "mlx5_1");
+  EXPECT_EQ(r.done[0].port, 1);
+  EXPECT_EQ(r.done[0].physical, 2);
+  EXPECT_TRUE(r.reboot_required());
+  EXPECT_NE(to_text(s, &r).find("  set mlx5_1 port 1 (0000:3b:00.1) LINK_TYPE_P2 IB -> ETH "
+                                "(confirmed by a second query)\n"),
+            std::string::npos)
+      << to_text(s, &r);
+  const auto json = to_json(s, &r);
+  EXPECT_NE(
+      json.find(R"({"device":"mlx5_0","pci":"0000:3b:00.0","ports":[{"port":1,"desired":"ib",)"),
+      std::string::npos)
+      << json;
+  EXPECT_NE(
+      json.find(
+          R"({"device":"mlx5_1","pci":"0000:3b:00.1","ports":[{"port":1,"physical_port":2,"desired":"eth","next_boot":"eth",)"),
+      std::string::npos)
+      << json;
+  EXPECT_NE(
+      json.find(
+          R"("done":[{"device":"mlx5_1","pci":"0000:3b:00.1","port":1,"physical_port":2,"from":"ib","to":"eth"}])"),
+      std::string::npos)
+      << json;
+
+  test::TempDir dir;
+  const auto marker = (dir.path() / "reboot-required").string();
+  update_reboot_marker(marker, r.state);
+  EXPECT_NE(test::read_text(marker).find(
+                "\nmlx5_1 0000:3b:00.1 LINK_TYPE_P2=ETH (port 1, running InfiniBand)\n"),
+            std::string::npos)
+      << test::read_text(marker);
+}
+
+// The defect this guards against: mlx5_1's port used to be set as LINK_TYPE_P1 of its own
+// address, which is mlx5_0's physical port.
+TEST(FirmwarePorts, SecondFunctionAloneSetsP2OfTheCard)
+{
+  FakeTool tool;
+  tool.next["0000:3b:00.0"] = {{1, LinkType::ib}, {2, LinkType::ib}};
+  const auto s = query_state(node("      - {device: mlx5_1, link_type: eth}\n"), one_card(), &tool);
+  const auto r = apply_state(s, tool);
+  ASSERT_TRUE(r.ok()) << *r.failure;
+  EXPECT_EQ(tool.detail,
+            (std::vector<std::string>{"query 0000:3b:00.0 P2", "set 0000:3b:00.0 P2=eth",
+                                      "query 0000:3b:00.0 P2"}));
+  EXPECT_EQ(tool.next["0000:3b:00.0"][1], LinkType::ib);
+  EXPECT_EQ(tool.next["0000:3b:00.0"][2], LinkType::eth);
+}
+
+TEST(FirmwarePorts, BothFunctionsDifferingIsOneSet)
+{
+  FakeTool tool;
+  tool.next["0000:3b:00.0"] = {{1, LinkType::eth}, {2, LinkType::eth}};
+  const auto n = node(
+      "      - {device: mlx5_1, link_type: ib}\n"
+      "      - {device: mlx5_0, link_type: ib}\n");
+  const auto r = apply_state(query_state(n, one_card(), &tool), tool);
+  ASSERT_TRUE(r.ok()) << *r.failure;
+  EXPECT_EQ(tool.detail,
+            (std::vector<std::string>{"query 0000:3b:00.0 P1 P2", "set 0000:3b:00.0 P1=ib P2=ib",
+                                      "query 0000:3b:00.0 P1 P2"}));
+  ASSERT_EQ(r.done.size(), 2U);
+  EXPECT_EQ(r.done[0].device, "mlx5_1");  // in the profile's order
+  EXPECT_EQ(r.done[0].physical, 2);
+  EXPECT_EQ(r.done[1].device, "mlx5_0");
+  EXPECT_EQ(r.done[1].physical, 1);
+}
+
+TEST(FirmwarePorts, ASetFailureNamesTheCardAndItsHcas)
+{
+  FakeTool tool;
+  tool.next["0000:3b:00.0"] = {{1, LinkType::eth}, {2, LinkType::eth}};
+  tool.failing_set.insert("0000:3b:00.0");
+  const auto r = apply_state(
+      query_state(node("      - {device: mlx5_1, link_type: ib}\n"), one_card(), &tool), tool);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(*r.failure, "card 0000:3b:00.0 (mlx5_1 0000:3b:00.1): set failed");
+}
+
+TEST(FirmwarePorts, VirtualFunctionIsAnErrorBeforeAnyQuery)
+{
+  FakeTool tool;
+  tool.next["0000:3b:00.0"] = {{1, LinkType::ib}, {2, LinkType::ib}};
+  const auto n = node(
+      "      - {device: mlx5_0, link_type: ib}\n"
+      "      - {device: mlx5_2, link_type: ib}\n");
+  try {
+    query_state(n, one_card(3), &tool);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("mlx5_2 (0000:3b:00.2) has a single port and is PCI "
+                                         "function 2"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(tool.calls.empty());
+}
+
+TEST(FirmwarePorts, OnePhysicalPortDeclaredTwice)
+{
+  FakeTool tool;
+  tool.next["0000:3b:00.0"] = {{1, LinkType::ib}, {2, LinkType::ib}};
+  const auto conflict = node(
+      "      - {device: mlx5_1, link_type: ib}\n"
+      "      - {pci: \"0000:3b:00.1\", link_type: eth}\n");
+  try {
+    query_state(conflict, one_card(), &tool);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "nodes[0].hcas[1]: mlx5_1 port 1 (eth) and nodes[0].hcas[0]: mlx5_1 port 1 (ib) "
+                  "are the same physical port, LINK_TYPE_P2 of the card at 0000:3b:00.0"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(tool.calls.empty());
+  // Declared twice alike: set once.
+  const auto twice = node(
+      "      - {device: mlx5_1, link_type: eth}\n"
+      "      - {pci: \"0000:3b:00.1\", link_type: eth}\n");
+  const auto r = apply_state(query_state(twice, one_card(), &tool), tool);
+  ASSERT_TRUE(r.ok()) << *r.failure;
+  EXPECT_EQ(tool.detail,
+            (std::vector<std::string>{"query 0000:3b:00.0 P2", "set 0000:3b:00.0 P2=eth",
+                                      "query 0000:3b:00.0 P2"}));
 }
 
 TEST(FirmwareMarker, WrittenAtomicallyAndRemovedWhenNothingIsOwed)

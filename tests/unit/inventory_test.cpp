@@ -163,6 +163,27 @@ TEST(Inventory, HcaWithoutNetdev)
   EXPECT_EQ("ib1", *port_of(h, "mlx5_1", 1).netdev);
 }
 
+// mlx5's layout of a dual-port card: one single-port HCA per PCI function, one bridge.
+TEST(Inventory, DualFunctionCard)
+{
+  const Host h = inspect_fixture("cx6-dual-function");
+  ASSERT_EQ(2U, h.devices.size());
+  for (int f = 0; f < 2; ++f) {
+    const Device& d = h.devices[f];
+    EXPECT_EQ("mlx5_" + std::to_string(f), d.name);
+    ASSERT_TRUE(d.pci);
+    EXPECT_EQ("0000:3b:00." + std::to_string(f), d.pci->address);
+    EXPECT_EQ("0000:3a:00.0", *d.pci->bridge);
+    ASSERT_EQ(1U, d.ports.size());
+    EXPECT_EQ(1, d.ports[0].port);
+    EXPECT_EQ("0x0c42a10300a11300", *d.sys_image_guid);
+  }
+  EXPECT_EQ("ib0", *port_of(h, "mlx5_0", 1).netdev);
+  EXPECT_EQ("ib1", *port_of(h, "mlx5_1", 1).netdev);
+  EXPECT_EQ(1, *netdev_of(h, "ib1").port);
+  EXPECT_TRUE(h.warnings.empty());
+}
+
 TEST(Inventory, OddTreeGivesNullsAndWarnings)
 {
   const Host h = inspect_fixture("odd-tree");
