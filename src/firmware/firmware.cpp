@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace ibsetup::firmware {
@@ -413,7 +414,12 @@ Report apply_state(const State& state, Tool& tool)
 
 void update_reboot_marker(const std::string& path, const State& state)
 {
-  const std::filesystem::path target = std::filesystem::absolute(path);
+  // The marker lives at a system path the administrator chose, so the directories' own
+  // symlinks (/var/run -> /run) are theirs to follow; only the file itself never is.
+  const std::filesystem::path absolute = std::filesystem::absolute(path);
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::weakly_canonical(absolute.parent_path(), ec);
+  const std::filesystem::path target = (ec ? absolute.parent_path() : dir) / absolute.filename();
   std::string lines;
   for (const auto& d : state.devices) {
     if (!d.reboot_pending()) {
@@ -431,6 +437,22 @@ void update_reboot_marker(const std::string& path, const State& state)
     lines += "\n";
   }
   if (lines.empty()) {
+    // Only a marker ibsetup wrote is removed: the path may name any file.
+    const int fd = open(target.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+      if (errno == ENOENT) {
+        return;
+      }
+      throw EnvironmentError(target.string() +
+                             ": cannot read the stale reboot marker: " + std::strerror(errno));
+    }
+    char head[128] = {};
+    const ssize_t n = read(fd, head, sizeof head);
+    close(fd);
+    const size_t marker = std::strlen(render::k_marker);
+    if (n < static_cast<ssize_t>(marker) || std::memcmp(head, render::k_marker, marker) != 0) {
+      return;
+    }
     if (unlink(target.c_str()) != 0 && errno != ENOENT) {
       throw EnvironmentError(target.string() +
                              ": cannot remove the stale reboot marker: " + std::strerror(errno));

@@ -3,6 +3,7 @@
 #include <ibsetup/process.hpp>
 
 #include <algorithm>
+#include <sstream>
 
 namespace ibsetup::firmware {
 
@@ -151,7 +152,19 @@ private:
       throw EnvironmentError(command + " failed" + status + (detail.empty() ? "" : ": " + detail));
     }
     if (parse_error) {
-      throw EnvironmentError(command + status + ": " + parse_error->what());
+      // The output was not understood, but a failing run's own "-E-" line says the most.
+      std::istringstream lines(r.err + "\n" + r.out);
+      std::string line;
+      std::string e_line;
+      while (e_line.empty() && std::getline(lines, line)) {
+        const auto at = line.find("-E-");
+        if (at != std::string::npos) {
+          e_line = line.substr(at);
+        }
+      }
+      throw EnvironmentError(command + status + ": " +
+                             (r.exit_status != 0 && !e_line.empty() ? e_line + "; " : "") +
+                             parse_error->what());
     }
     if (r.stdout_truncated || r.stderr_truncated) {
       throw EnvironmentError(command + ": output larger than ibsetup reads; not trusted");

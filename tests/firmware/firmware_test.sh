@@ -158,6 +158,22 @@ state 0000:86:00.0 IB
 out=$(fw "$work/two.yaml" "${two[@]}" --apply); code=$?
 expect_code "in sync" "$code" 0
 [ ! -e "$IBSETUP_REBOOT_MARKER" ] && ok || bad "stale marker removed"
+# A file at the marker's path that ibsetup did not write is left alone.
+echo "site notes" >"$IBSETUP_REBOOT_MARKER"
+out=$(fw "$work/two.yaml" "${two[@]}" --apply); code=$?
+expect_code "foreign file at the marker path: in sync" "$code" 0
+[ "$(cat "$IBSETUP_REBOOT_MARKER")" = "site notes" ] && ok || bad "foreign file at the marker path removed"
+rm -f "$IBSETUP_REBOOT_MARKER"
+# The marker's directory may be reached through a symlink (/var/run -> /run).
+mkdir -p "$work/real-run" && ln -s real-run "$work/var-run"
+fake
+state 0000:5e:00.0 IB ETH
+out=$(IBSETUP_REBOOT_MARKER=$work/var-run/ibsetup/reboot-required fw "$work/vpi.yaml" "${vpi[@]}" --apply); code=$?
+expect_code "marker through a symlinked directory: reboot" "$code" 9
+expect_grep "marker through a symlinked directory: written" 'LINK_TYPE_P2=IB' "$(cat "$work/real-run/ibsetup/reboot-required" 2>/dev/null)"
+fake
+state 0000:3b:00.0 IB
+state 0000:86:00.0 IB
 
 # 5. timeout: a hung mstconfig is killed (its whole process group) and reported.
 fake FAKE_MSTCONFIG_HANG=query
@@ -227,6 +243,10 @@ fake FAKE_MSTCONFIG_FORMAT=garbage
 out=$(fw "$work/two.yaml" "${two[@]}"); code=$?
 expect_code "unparseable" "$code" 4
 expect_grep "unparseable: quotes the line" "not understood: 'Konfiguration ungueltig: LINK_TYPE_P1 \?\?\?'" "$out"
+fake FAKE_MSTCONFIG_FORMAT=garbage-error
+out=$(fw "$work/two.yaml" "${two[@]}"); code=$?
+expect_code "unparseable and failed" "$code" 4
+expect_grep "unparseable and failed: keeps mstconfig's own error" '\(exit status 1\): -E- Failed to query device: Resource temporarily unavailable; ' "$out"
 out=$(fw "$work/two.yaml" --node n1 --sysfs-root "$fixtures/hfi1-mlx4-mlx5-class-only"); code=$?
 expect_code "no pci" "$code" 4
 expect_grep "no pci" 'mlx5_0 has no PCI address' "$out"
