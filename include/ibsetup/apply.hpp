@@ -71,8 +71,9 @@ Report apply_plan(const plan::Plan& plan, LinkBackend& backend,
 // {"host", "ok", "changes", "done", "rollback", "not_converged", "failure"}
 std::string report_to_json(const Report& report);
 
-// An exclusive, host-wide lock (flock) for one apply at a time. Waits up to wait_seconds,
-// then throws Error(busy) naming the holder's pid.
+// An exclusive, host-wide lock (flock) for one apply or firmware --apply at a time. Waits up to
+// wait_seconds, then throws Error(busy) naming the holder's pid; throws EnvironmentError naming
+// the file when it cannot be opened or locked for another reason than a holder.
 class ApplyLock {
 public:
   ApplyLock(const std::string& path, int wait_seconds);

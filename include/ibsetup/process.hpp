@@ -14,6 +14,8 @@ namespace ibsetup {
 extern const char* const k_clean_path;
 
 struct ProcessOptions {
+  // Zero or less kills the child at once (reported as timed out); any larger value, however
+  // large, is waited for.
   std::chrono::milliseconds timeout{60000};
   size_t output_limit = 1U << 20U;  // bytes kept per stream; the rest is read and dropped
   std::vector<std::string> environment{std::string("PATH=") + k_clean_path, "LC_ALL=C"};
@@ -39,8 +41,16 @@ struct ProcessResult {
 std::optional<std::string> find_program(const std::string& name);
 
 // Runs argv (argv[0] is looked up with find_program) with stdin from /dev/null, in its own
-// process group so that on timeout the whole group is killed. Throws EnvironmentError when the
-// program cannot be found or started; a program that runs and fails is a ProcessResult.
+// process group, and returns once the child has exited, not when its pipes close: what the
+// child wrote is read (output written after that by what it started, for at most 100 ms),
+// then the whole group is killed, so that nothing it started outlives the call. On timeout the
+// group is killed too. Descriptors of this process without close-on-exec are closed in the
+// child (listed from /proc/self/fd; without /proc they are inherited).
+// Limits: a descendant that leaves the group (setsid, setpgid) is not killed; a descriptor
+// another thread opens without close-on-exec while the child is being started may reach it;
+// when the caller ignores SIGCHLD the child is reaped by the kernel and its status is unknown
+// (exit_status stays -1). Throws EnvironmentError when the program cannot be found or started
+// or its output cannot be read; a program that runs and fails is a ProcessResult.
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
 
 }  // namespace ibsetup

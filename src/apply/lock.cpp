@@ -21,7 +21,17 @@ ApplyLock::ApplyLock(const std::string& path, int wait_seconds)
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait_seconds);
   while (flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
-    if (errno != EWOULDBLOCK || std::chrono::steady_clock::now() >= deadline) {
+    if (errno == EINTR) {
+      continue;
+    }
+    if (errno != EWOULDBLOCK) {
+      // ENOLCK, or a file system without flock: no one holds the lock, it cannot be taken.
+      const int err = errno;
+      close(m_fd);
+      m_fd = -1;
+      throw EnvironmentError("cannot lock " + path + ": " + std::strerror(err));
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
       char buf[32] = {};
       const ssize_t n = pread(m_fd, buf, sizeof buf - 1, 0);
       std::string holder = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "?";
@@ -30,8 +40,10 @@ ApplyLock::ApplyLock(const std::string& path, int wait_seconds)
       }
       close(m_fd);
       m_fd = -1;
-      throw Error(ExitCode::busy, "another ibsetup apply (pid " + holder + ") holds " + path +
-                                      "; waited " + std::to_string(wait_seconds) +
+      // apply and firmware --apply share the lock; the pid tells which one it is.
+      throw Error(ExitCode::busy, "another ibsetup run (apply or firmware --apply, pid " + holder +
+                                      ") holds " + path + "; waited " +
+                                      std::to_string(wait_seconds) +
                                       " s (use --wait SECONDS to wait longer)");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -69,19 +69,33 @@ bool is_program_word(const std::string& word)
   return words.count(word) > 0;
 }
 
-// The host named by "HOST: rest", or "" when the line does not start that way.
+// The host named by "HOST: rest", or "" when the line does not start that way. "HOST:" alone
+// is clush's prefix for an empty line of the host (trimmed of its trailing space).
 std::string prefix_host(std::string_view line, std::string_view& rest)
 {
-  const auto colon = line.find(": ");
+  auto colon = line.find(": ");
   if (colon == std::string_view::npos) {
-    return "";
+    if (line.empty() || line.back() != ':') {
+      return "";
+    }
+    colon = line.size() - 1;
   }
   std::string host(line.substr(0, colon));
   if (!is_valid_hostname(host)) {
     return "";
   }
-  rest = line.substr(colon + 2);
+  rest = colon + 2 <= line.size() ? line.substr(colon + 2) : std::string_view();
   return host;
+}
+
+// What ssh, not the command on the host, said: the host was not reached (clush then reports
+// exit code 255). ssh prefixes most of its errors with "ssh:", not these.
+bool is_ssh_diagnostic(std::string_view text)
+{
+  static const std::string_view starts[] = {"ssh: ", "Permission denied (",
+                                            "Host key verification failed."};
+  return std::any_of(std::begin(starts), std::end(starts),
+                     [&](std::string_view s) { return text.substr(0, s.size()) == s; });
 }
 
 HostRecord& record_of(FleetInput& input, const std::string& host)
@@ -91,14 +105,18 @@ HostRecord& record_of(FleetInput& input, const std::string& host)
   return r;
 }
 
-// own: the host printed the line; its reason beats one from clush, whose exit-code line may
-// come before or after the output it explains.
-void add_other_line(HostRecord& r, const std::string& line, const std::string& problem, bool own)
+// own: the host printed the line; its reason beats one from ssh, which beats one from clush,
+// whose exit-code line may come before or after the output it explains.
+void add_other_line(HostRecord& r, const std::string& line, const std::string& problem, bool own,
+                    bool ssh = false)
 {
-  r.lines.push_back(line);
-  if (r.problem.empty() || (own && !r.printed)) {
+  const bool only_clush = std::all_of(r.lines.begin(), r.lines.end(), [](const std::string& l) {
+    return l.compare(0, 7, "clush: ") == 0;
+  });
+  if (r.problem.empty() || (own && !r.printed) || (ssh && !r.printed && only_clush)) {
     r.problem = problem;
   }
+  r.lines.push_back(line);
   r.printed = r.printed || own;
 }
 
@@ -166,6 +184,10 @@ void add_fleet_line(FleetInput& input, const std::string& line)
     }
     if (host.empty() || is_program_word(host)) {
       input.unattributed.push_back(text);
+      return;
+    }
+    if (is_ssh_diagnostic(rest)) {
+      add_other_line(record_of(input, host), text, std::string(rest), false, true);
       return;
     }
   } else {

@@ -1,6 +1,7 @@
 #include <ibsetup/error.hpp>
 #include <ibsetup/process.hpp>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
@@ -8,10 +9,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <sstream>
 
 namespace ibsetup {
@@ -105,6 +109,81 @@ bool drain(int fd, std::string& out, size_t limit, bool& truncated)
   return true;
 }
 
+// The step between looks at the child while its pipes are quiet, and how long output that is
+// already there is still read once the child has exited.
+constexpr std::chrono::milliseconds k_min_idle{1};
+constexpr std::chrono::milliseconds k_max_idle{50};
+constexpr std::chrono::milliseconds k_exit_grace{100};
+
+// start + timeout without overflowing the clock: a huge timeout is no deadline at all.
+std::chrono::steady_clock::time_point deadline_after(std::chrono::steady_clock::time_point start,
+                                                     std::chrono::milliseconds timeout)
+{
+  using clock = std::chrono::steady_clock;
+  if (timeout <= std::chrono::milliseconds::zero()) {
+    return start;
+  }
+  if (timeout >=
+      std::chrono::duration_cast<std::chrono::milliseconds>(clock::time_point::max() - start)) {
+    return clock::time_point::max();
+  }
+  return start + timeout;
+}
+
+struct ChildState {
+  bool exited = false;  // it has exited and is a zombie we may still signal and reap
+  bool gone = false;    // reaped behind our back (the caller ignores SIGCHLD): status unknown
+};
+
+// Whether the child has exited, without reaping it (WNOWAIT): its pid, and so its process
+// group id, stays ours until the final waitpid.
+ChildState peek_child(pid_t pid)
+{
+  siginfo_t info{};
+  while (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+    if (errno != EINTR) {
+      return {true, true};
+    }
+  }
+  return {info.si_pid != 0, false};
+}
+
+// Descriptors the caller (or a library in it) opened without close-on-exec would reach the
+// child, and a child that keeps one open can hold a lock or a socket past our run. glibc 2.28
+// has no addclosefrom_np, so they are listed here and closed by spawn actions. Without /proc
+// (a bare chroot) they are left as they are.
+void close_inherited(posix_spawn_file_actions_t* actions)
+{
+  DIR* dir = opendir("/proc/self/fd");
+  if (dir == nullptr) {
+    if (errno == ENOENT) {
+      return;
+    }
+    throw EnvironmentError(std::string("cannot list this process's descriptors (/proc/self/fd): ") +
+                           std::strerror(errno));
+  }
+  std::vector<int> inherited;
+  const int own = dirfd(dir);
+  while (const dirent* entry = readdir(dir)) {
+    char* end = nullptr;
+    const long fd = std::strtol(entry->d_name, &end, 10);
+    if (end == entry->d_name || *end != '\0' || fd < 3 || fd == own ||
+        fd > std::numeric_limits<int>::max()) {
+      continue;
+    }
+    const int flags = fcntl(static_cast<int>(fd), F_GETFD);
+    if (flags >= 0 && (flags & FD_CLOEXEC) == 0) {
+      inherited.push_back(static_cast<int>(fd));
+    }
+  }
+  closedir(dir);
+  for (const int fd : inherited) {
+    if (const int rc = posix_spawn_file_actions_addclose(actions, fd); rc != 0) {
+      throw EnvironmentError(std::string("cannot prepare to run a program: ") + std::strerror(rc));
+    }
+  }
+}
+
 }  // namespace
 
 std::string ProcessResult::describe(std::chrono::milliseconds timeout) const
@@ -159,6 +238,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   posix_spawn_file_actions_addopen(setup.actions(), 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(setup.actions(), out_pipe.write_end(), 1);
   posix_spawn_file_actions_adddup2(setup.actions(), err_pipe.write_end(), 2);
+  close_inherited(setup.actions());
   // Handlers the caller installed (apply's SIGINT/SIGTERM) or ignored signals must not leak
   // into the child; its own process group lets a timeout kill what it started too.
   sigset_t all;
@@ -193,21 +273,52 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   out_pipe.close_write();
   err_pipe.close_write();
 
-  const auto deadline = std::chrono::steady_clock::now() + options.timeout;
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = deadline_after(start, options.timeout);
   std::array<pollfd, 2> fds{pollfd{out_pipe.read_end(), POLLIN, 0},
                             pollfd{err_pipe.read_end(), POLLIN, 0}};
   int open_fds = 2;
-  while (open_fds > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
+  ChildState child;
+  std::chrono::steady_clock::time_point grace_end{};
+  int poll_errno = 0;
+  auto idle = k_min_idle;
+  for (;;) {
+    if (!child.exited) {
+      child = peek_child(pid);
+      if (child.exited) {
+        grace_end = std::chrono::steady_clock::now() + k_exit_grace;
+      }
+    }
+    if (open_fds == 0 && child.exited) {
+      break;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (!child.exited && now >= deadline) {
       result.timed_out = true;
       break;
     }
-    const int n = poll(fds.data(), fds.size(), static_cast<int>(left.count()));
-    if (n < 0 && errno != EINTR) {
+    if (child.exited && now >= grace_end) {
+      break;  // something the child started keeps writing
+    }
+    // Short polls: the child's exit is seen by peek_child, not by the pipes, which what it
+    // started may hold open. The step grows while nothing happens so that a long silent run
+    // costs few wake-ups; once the child has exited, only what is already there is read.
+    const auto step = std::min<std::chrono::steady_clock::duration>(deadline - now, idle);
+    const int wait_ms =
+        child.exited ? 0
+                     : static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(step).count());
+    const int n = poll(fds.data(), fds.size(), wait_ms);
+    if (n < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      poll_errno = errno;
       break;
     }
+    if (n == 0 && child.exited) {
+      break;  // what the child wrote has been read; what it started is not waited for
+    }
+    idle = n > 0 ? k_min_idle : std::min(idle * 2, k_max_idle);
     for (size_t i = 0; i < fds.size() && n > 0; ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0) {
         continue;
@@ -220,15 +331,25 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
       }
     }
   }
-  if (result.timed_out) {
+  // The child is not reaped yet (peek_child leaves it a zombie), so its pid still names its
+  // process group: killing it cannot hit an unrelated group that reused the number. Nothing
+  // the child started outlives the run, whether it timed out, exited or the poll failed.
+  if (!child.gone) {
     kill(-pid, SIGKILL);
   }
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  pid_t waited = -1;
+  if (!child.gone) {
+    while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+    }
   }
-  if (WIFEXITED(status)) {
+  if (poll_errno != 0) {
+    throw EnvironmentError("cannot read the output of " + *program +
+                           ": poll: " + std::strerror(poll_errno));
+  }
+  if (waited == pid && WIFEXITED(status)) {
     result.exit_status = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
+  } else if (waited == pid && WIFSIGNALED(status)) {
     result.signal = WTERMSIG(status);
   }
   if (result.timed_out) {

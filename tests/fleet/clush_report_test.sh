@@ -2,8 +2,9 @@
 # ibsetup report over what the real clush prints for a simulated fleet: clush's exec mode runs
 # one command per host locally (no ssh), %h being the host. node01-04 are healthy, node05-06
 # have a port DOWN, node07-08 cannot reach a peer, node09 has old firmware, node10 a lower
-# rate, node11 crashes with garbage, node12 hangs (clush -u times it out), node13 is in the
-# profile but not asked. Exit 77 (skipped) without clush.
+# rate, node11 crashes with garbage (a byte that is not UTF-8 among it), node12 hangs (clush -u
+# times it out), node13 is in the profile but not asked, node14 is unreachable (ssh's message,
+# exit 255). Exit 77 (skipped) without clush.
 set -u
 bin=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -60,22 +61,27 @@ expect() {
   fi
 }
 
-run_clush -w 'node[01-12]'
+run_clush -w 'node[01-12,14]'
 expect prefixed-text 5 "$here/expected.txt" -- --profile "$here/cluster.yaml" "$tmp/in"
 expect prefixed-json 5 "$here/expected.json" -- --json --profile "$here/cluster.yaml" <"$tmp/in"
+# The document is JSON, UTF-8 included (node11's stray byte is U+FFFD).
+"$bin" report --json --profile "$here/cluster.yaml" "$tmp/in" >"$tmp/got.json"
+if python3 -c 'import json, sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))' \
+  "$tmp/got.json"; then ok; else bad "report --json is not valid UTF-8 JSON"; fi
 # --expect gives the same hosts as the profile.
-expect expect-hostlist 5 "$here/expected.txt" -- --expect 'node[01-13]' "$tmp/in"
+expect expect-hostlist 5 "$here/expected.txt" -- --expect 'node[01-14]' "$tmp/in"
 
-# clush -N: no prefixes. Results name their host; node11's output names none, so all that is
-# left of it is clush's exit-code line: it did not answer.
-run_clush -N -w 'node[01-12]'
-"$bin" report --expect 'node[01-13]' "$tmp/in" >"$tmp/got"
+# clush -N: no prefixes. Results name their host; node11's and node14's output names none, so
+# all that is left of them is clush's exit-code line: they did not answer.
+run_clush -N -w 'node[01-12,14]'
+"$bin" report --expect 'node[01-14]' "$tmp/in" >"$tmp/got"
 code=$?
 last=$(tail -n 1 "$tmp/got")
-want='fleet: FAILED: 13 hosts: 4 passed, 6 failed, 0 invalid output, 3 did not answer'
+want='fleet: FAILED: 14 hosts: 4 passed, 6 failed, 0 invalid output, 4 did not answer'
 if [ "$code" = 5 ] && [ "$last" = "$want" ] &&
   grep -qxF '  "Segmentation fault (core dumped)"' "$tmp/got" &&
-  grep -qxF '  node11: "clush: node11: exited with exit code 3"' "$tmp/got"; then
+  grep -qxF '  node11: "clush: node11: exited with exit code 3"' "$tmp/got" &&
+  grep -qxF '  "ssh: connect to host node14 port 22: Connection refused"' "$tmp/got"; then
   ok
 else
   bad "bare lines (-N): exit $code, output:"

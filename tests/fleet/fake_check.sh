@@ -2,7 +2,8 @@
 # Stands in for `ibsetup check --json` on simulated host $1, from canned files in $2:
 # HOST.json is its result (exit 5 when it failed, as check does), HOST.garbage is output that
 # is no result (exit 3), HOST.hang never answers and writes its pid to $3/HOST.pid (clush's
-# timeout stops waiting but does not kill the command: the test does). No file: the command
+# timeout stops waiting but does not kill the command: the test does), HOST.unreachable fails
+# as ssh does when it cannot connect (its message on stderr, exit 255). No file: the command
 # fails like a missing program would.
 host=$1
 dir=$2
@@ -16,6 +17,10 @@ if [ -f "$dir/$host.garbage" ]; then
   cat "$dir/$host.garbage"
   echo "ibsetup: error: internal error: simulated crash" >&2
   exit 3
+fi
+if [ -f "$dir/$host.unreachable" ]; then
+  echo "ssh: connect to host $host port 22: Connection refused" >&2
+  exit 255
 fi
 if [ -f "$dir/$host.hang" ]; then
   [ -n "$piddir" ] && echo $$ >"$piddir/$host.pid"

@@ -1,8 +1,15 @@
 // The journal, verification and rollback of apply_plan, driven through a recording backend
 // (the real netlink backend is tested in network namespaces: tests/scripts/netns_apply_test.sh).
+#include "test_util.hpp"
+
 #include <ibsetup/apply.hpp>
+#include <ibsetup/error.hpp>
 
 #include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <chrono>
 
 using namespace ibsetup;
 using plan::Action;
@@ -253,6 +260,41 @@ TEST(Apply, ReportJson)
             R"("not_converged":[],"failure":null})"
             "\n",
             apply::report_to_json(r));
+}
+
+TEST(ApplyLock, BusyNamesTheHolderAndBothCommandsThatTakeIt)
+{
+  const test::TempDir dir;
+  const std::string path = (dir.path() / "lock").string();
+  {
+    const apply::ApplyLock held(path, 0);
+    // A second open file description conflicts with the first, even in this process.
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      const apply::ApplyLock second(path, 1);
+      ADD_FAILURE() << "the lock was taken twice";
+    } catch (const Error& e) {
+      EXPECT_EQ(ExitCode::busy, e.code());
+      EXPECT_EQ("another ibsetup run (apply or firmware --apply, pid " + std::to_string(getpid()) +
+                    ") holds " + path + "; waited 1 s (use --wait SECONDS to wait longer)",
+                e.what());
+    }
+    EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  }
+  // Released with its holder.
+  EXPECT_NO_THROW({ const apply::ApplyLock again(path, 0); });
+}
+
+TEST(ApplyLock, UnopenableFileIsAnEnvironmentError)
+{
+  const test::TempDir dir;
+  const std::string path = (dir.path() / "missing" / "lock").string();
+  try {
+    const apply::ApplyLock lock(path, 0);
+    ADD_FAILURE() << "locked a file in a missing directory";
+  } catch (const EnvironmentError& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

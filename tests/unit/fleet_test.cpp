@@ -79,9 +79,10 @@ TEST(FleetParse, PrefixedBareAndClushLines)
   ASSERT_EQ(4U, input.hosts.size());
   EXPECT_EQ(Outcome::passed, input.hosts.at("cn001").outcome());
   EXPECT_EQ(Outcome::passed, input.hosts.at("cn002").outcome());
+  // ssh could not reach it: nothing came from the host itself.
   const auto& cn003 = input.hosts.at("cn003");
-  EXPECT_EQ(Outcome::invalid, cn003.outcome());
-  EXPECT_EQ("not JSON", cn003.problem);
+  EXPECT_EQ(Outcome::no_answer, cn003.outcome());
+  EXPECT_EQ("ssh: connect to host cn003 port 22: Connection refused", cn003.problem);
   EXPECT_EQ(
       (std::vector<std::string>{"cn003: ssh: connect to host cn003 port 22: Connection refused",
                                 "clush: cn003: exited with exit code 255"}),
@@ -104,6 +105,57 @@ TEST(FleetParse, HostReasonBeatsClushExitLine)
   EXPECT_EQ(Outcome::invalid, input.hosts.at("cn009").outcome());
   EXPECT_EQ("not a check result: 'checks' is missing or not an array",
             input.hosts.at("cn010").problem);
+}
+
+TEST(FleetParse, SshDiagnosticsAreNoAnswer)
+{
+  const auto input = read(
+      "clush: cn1: exited with exit code 255\n"
+      "cn1: ssh: connect to host cn1 port 22: No route to host\n"
+      "cn2: Permission denied (publickey,gssapi-with-mic).\n"
+      "clush: cn2: exited with exit code 255\n"
+      "cn3: Host key verification failed.\n"
+      "cn4: ssh: Could not resolve hostname cn4: Name or service not known\n"
+      "cn4: ssh: a second complaint\n"
+      "cn5: ssh: connect to host cn5 port 22: Connection timed out\n"
+      "cn5: ibsetup: error: but the host did print this\n");
+  for (const char* h : {"cn1", "cn2", "cn3", "cn4"}) {
+    EXPECT_EQ(Outcome::no_answer, input.hosts.at(h).outcome()) << h;
+  }
+  // ssh's reason beats clush's exit code, whichever comes first; the first of ssh's is kept.
+  EXPECT_EQ("ssh: connect to host cn1 port 22: No route to host", input.hosts.at("cn1").problem);
+  EXPECT_EQ("Permission denied (publickey,gssapi-with-mic).", input.hosts.at("cn2").problem);
+  EXPECT_EQ("ssh: Could not resolve hostname cn4: Name or service not known",
+            input.hosts.at("cn4").problem);
+  EXPECT_EQ(2U, input.hosts.at("cn1").lines.size());
+  // A line of the host's own makes it invalid output, whatever ssh said.
+  EXPECT_EQ(Outcome::invalid, input.hosts.at("cn5").outcome());
+  EXPECT_EQ("not JSON", input.hosts.at("cn5").problem);
+
+  const auto s = summarize_fleet(input, {});
+  EXPECT_EQ((std::vector<std::string>{"cn1", "cn2", "cn3", "cn4"}), s.no_answer);
+  const auto text = fleet_to_text(s);
+  EXPECT_NE(text.find("did not answer (4 hosts): cn[1-4]\n"
+                      "  cn1: \"clush: cn1: exited with exit code 255\"\n"
+                      "  cn1: \"cn1: ssh: connect to host cn1 port 22: No route to host\"\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(FleetParse, EmptyLineOfAHost)
+{
+  // clush prints a host's empty line as "cn1: "; trimmed it is "cn1:".
+  const auto input = read("cn1: \ncn2: " + result_json("cn2", k_pass) + "\ncn2: \n");
+  EXPECT_TRUE(input.unattributed.empty());
+  const auto& cn1 = input.hosts.at("cn1");
+  EXPECT_EQ(Outcome::invalid, cn1.outcome());
+  EXPECT_EQ("not JSON", cn1.problem);
+  EXPECT_EQ((std::vector<std::string>{"cn1:"}), cn1.lines);
+  EXPECT_EQ(Outcome::passed, input.hosts.at("cn2").outcome());
+  // Program words stay no hosts, with or without text after the colon.
+  const auto programs = read("ibsetup:\nclush:\n");
+  EXPECT_TRUE(programs.hosts.empty());
+  EXPECT_EQ((std::vector<std::string>{"ibsetup:", "clush:"}), programs.unattributed);
 }
 
 TEST(FleetParse, ClushPrefixNamesTheHost)
@@ -249,6 +301,21 @@ TEST(FleetRender, TextAndJson)
   EXPECT_EQ("invalid", doc["problems"].as_array().at(0)["outcome"].as_string());
   EXPECT_EQ("cn3: oops", doc["problems"].as_array().at(0)["lines"].as_array().at(0).as_string());
   EXPECT_EQ("20.31.1014", doc["firmware"].as_array().at(0)["version"].as_string());
+}
+
+TEST(FleetRender, InvalidUtf8StaysValidJson)
+{
+  const auto input = read("cn1: caf\xe9 {\n\xff\xfe stray\n");
+  const auto s = summarize_fleet(input, {});
+  const std::string fffd = "\xEF\xBF\xBD";
+  const auto json = fleet_to_json(s);
+  EXPECT_EQ(std::string::npos, json.find('\xe9'));
+  EXPECT_EQ(std::string::npos, json.find('\xff'));
+  const auto doc = parse_json(json);
+  EXPECT_EQ("cn1: caf" + fffd + " {",
+            doc["problems"].as_array().at(0)["lines"].as_array().at(0).as_string());
+  EXPECT_EQ(fffd + fffd + " stray", doc["unattributed"].as_array().at(0).as_string());
+  EXPECT_NE(std::string::npos, fleet_to_text(s).find("\"cn1: caf" + fffd + " {\""));
 }
 
 }  // namespace

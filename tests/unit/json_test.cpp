@@ -28,4 +28,21 @@ TEST(Json, ControlCharactersAreEscaped)
                                                     "b")));
 }
 
+TEST(Json, InvalidUtf8BecomesReplacementCharacters)
+{
+  const std::string fffd = "\xEF\xBF\xBD";
+  // Valid sequences pass unchanged: 2, 3 and 4 bytes.
+  EXPECT_EQ("\"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80\"",
+            json_quote("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"));
+  // Latin-1, a stray continuation byte, a cut sequence at the end, an overlong '/', a UTF-16
+  // surrogate, a code point past U+10FFFF: each bad byte is one U+FFFD.
+  EXPECT_EQ("\"caf" + fffd + " {\"", json_quote("caf\xE9 {"));
+  EXPECT_EQ("\"" + fffd + "x\"", json_quote("\x80x"));
+  EXPECT_EQ("\"a" + fffd + fffd + "\"", json_quote("a\xE2\x82"));
+  EXPECT_EQ("\"" + fffd + fffd + "\"", json_quote("\xC0\xAF"));
+  EXPECT_EQ("\"" + fffd + fffd + fffd + "\"", json_quote("\xED\xA0\x80"));
+  EXPECT_EQ("\"" + fffd + fffd + fffd + fffd + "\"", json_quote("\xF4\x90\x80\x80"));
+  EXPECT_EQ("\"" + fffd + "\"", json_quote("\xFF"));
+}
+
 }  // namespace

@@ -4,7 +4,13 @@
 #include <ibsetup/error.hpp>
 #include <ibsetup/process.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <fstream>
+#include <string>
+#include <thread>
 
 using namespace std::chrono_literals;
 
@@ -104,6 +110,122 @@ TEST(Process, StdinIsEmpty)
   const auto r = run_process({"cat"});
   EXPECT_TRUE(r.ok());
   EXPECT_EQ(r.out, "");
+}
+
+// A process that is gone or a zombie no one has reaped yet (a container's init may not reap).
+bool is_gone(pid_t pid)
+{
+  const auto until = std::chrono::steady_clock::now() + 5s;
+  while (std::chrono::steady_clock::now() < until) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) {
+      return true;
+    }
+    const auto paren = line.rfind(')');
+    if (paren != std::string::npos && line.compare(paren, 3, ") Z") == 0) {
+      return true;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  return false;
+}
+
+TEST(Process, ExitOfTheChildEndsTheRunNotClosedPipes)
+{
+  // The background sleep holds stdout and stderr open: the run is over when sh exits.
+  ProcessOptions o;
+  o.timeout = 20s;
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = run_process({"sh", "-c", "sleep 30 & echo $!; exit 0"}, o);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_TRUE(r.ok()) << r.describe(o.timeout);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_status, 0);
+  const pid_t sleeper = static_cast<pid_t>(std::stol(r.out));
+  EXPECT_TRUE(is_gone(sleeper)) << "the grandchild " << sleeper << " outlived the run";
+}
+
+TEST(Process, OutputWrittenBeforeExitIsKept)
+{
+  // More than a pipe holds: the last part is still in the pipe when sh exits.
+  const auto start = std::chrono::steady_clock::now();
+  const auto r =
+      run_process({"sh", "-c", "sleep 30 & head -c 300000 /dev/zero; echo done >&2; exit 3"});
+  EXPECT_EQ(r.exit_status, 3);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.out.size(), 300000U);
+  EXPECT_EQ(r.err, "done\n");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);  // not when the sleep ends
+}
+
+TEST(Process, AGrandchildThatKeepsWritingIsCutOff)
+{
+  ProcessOptions o;
+  o.timeout = 20s;
+  o.output_limit = 1000;
+  const auto start = std::chrono::steady_clock::now();
+  // yes is writing when sh exits: reading stops after the grace, not when yes would.
+  const auto r = run_process({"sh", "-c", "yes & sleep 0.3; exit 0"}, o);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_TRUE(r.ok()) << r.describe(o.timeout);
+  EXPECT_TRUE(r.stdout_truncated);
+}
+
+TEST(Process, ChildThatClosesItsPipesIsStillTimedOut)
+{
+  ProcessOptions o;
+  o.timeout = 300ms;
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = run_process({"sh", "-c", "exec >&- 2>&-; sleep 30"}, o);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+}
+
+TEST(Process, HugeTimeoutsDoNotWrapAround)
+{
+  // 2^32 ms + 300 ms once became a 300 ms poll; 2^31 ms a negative, endless one.
+  ProcessOptions o;
+  o.timeout = std::chrono::milliseconds((1LL << 32) + 300);
+  auto r = run_process({"sleep", "1"}, o);
+  EXPECT_TRUE(r.ok()) << r.describe(o.timeout);
+  o.timeout = std::chrono::milliseconds(1LL << 31);
+  const auto start = std::chrono::steady_clock::now();
+  r = run_process({"sh", "-c", "sleep 30 & exit 0"}, o);
+  EXPECT_TRUE(r.ok()) << r.describe(o.timeout);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  o.timeout = std::chrono::milliseconds::max();
+  r = run_process({"true"}, o);
+  EXPECT_TRUE(r.ok()) << r.describe(o.timeout);
+}
+
+TEST(Process, NonPositiveTimeoutKillsAtOnce)
+{
+  for (const auto t : {0ms, -5ms}) {
+    ProcessOptions o;
+    o.timeout = t;
+    const auto start = std::chrono::steady_clock::now();
+    const auto r = run_process({"sleep", "30"}, o);
+    EXPECT_TRUE(r.timed_out);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+  }
+}
+
+TEST(Process, InheritableDescriptorsAreClosedInTheChild)
+{
+  const int fd = open("/dev/null", O_RDONLY);  // no O_CLOEXEC, like a careless library
+  ASSERT_GE(fd, 0);
+  const int high = dup2(fd, 77);
+  ASSERT_EQ(high, 77);
+  const int cloexec = fcntl(fd, F_GETFD);
+  ASSERT_EQ(cloexec & FD_CLOEXEC, 0);
+  const std::string probe = "for f in " + std::to_string(fd) +
+                            " 77; do [ -e /proc/$$/fd/$f ] && echo open $f; done; [ -e "
+                            "/proc/$$/fd/1 ] && echo stdout";
+  const auto r = run_process({"sh", "-c", probe});
+  close(high);
+  close(fd);
+  EXPECT_EQ(r.out, "stdout\n");
 }
 
 }  // namespace
