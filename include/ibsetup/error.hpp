@@ -17,7 +17,7 @@ enum class ExitCode : int {
   check_failed = 5,     // `check` found a failing check
   changes_pending = 6,  // `plan --detailed-exitcode`: the host differs from the profile
   apply_failed = 7,     // apply failed and was rolled back (the report says what and why)
-  busy = 8,             // another ibsetup apply holds the lock
+  busy = 8,             // another apply or firmware --apply holds the lock
   reboot_required = 9,  // firmware link types change at the next boot (see the marker file)
 };
 

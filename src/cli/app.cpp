@@ -32,7 +32,7 @@ const char* const k_footer = R"(Exit codes:
   5  a check failed
   6  plan --detailed-exitcode: changes are pending
   7  apply failed; every change it made was rolled back (the report says what and why)
-  8  another ibsetup apply holds the lock
+  8  another ibsetup run (apply or firmware --apply) holds the lock
   9  reboot required: firmware link types change at the next boot
      (/run/ibsetup/reboot-required lists the devices)
 

@@ -159,6 +159,9 @@ FirmwareCommands::FirmwareCommands(CLI::App& app)
                        "Set the link types that differ (exit 9 when a reboot is required)");
   m_firmware->add_option("--lock-file", m_lock_file,
                          "The lock shared with apply (default /run/ibsetup.lock)");
+  m_firmware->add_option("--wait", m_wait,
+                         "With --apply: wait up to SECONDS for another apply to finish "
+                         "(default 0)");
 }
 
 int FirmwareCommands::run()
@@ -193,7 +196,7 @@ int FirmwareCommands::run()
     std::cout << (m_json ? firmware::to_json(state, nullptr) : firmware::to_text(state, nullptr));
     return 0;
   }
-  const apply::ApplyLock lock(m_lock_file, 0);
+  const apply::ApplyLock lock(m_lock_file, m_wait);
   const auto state = firmware::query_state(node, host, tool.get());
   return set_link_types(state, *tool, m_quiet, m_json);
 }

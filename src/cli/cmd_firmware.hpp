@@ -48,6 +48,7 @@ private:
   std::string m_node;
   std::string m_sysfs_root = "/sys";
   std::string m_lock_file = "/run/ibsetup.lock";
+  int m_wait = 0;
   FirmwareOptions m_options;
   bool m_apply = false;
   bool m_json = false;

@@ -112,7 +112,7 @@ first=$!
 for _ in $(seq 100); do grep -qx "$first" "$work/lock" 2>/dev/null && break; sleep 0.05; done
 out=$(apply_a 2>&1); rc=$?
 expect "second apply exits 8 (busy)" "$rc" 8
-grep -q "another ibsetup apply (pid $first) holds $work/lock" <<<"$out" && ok "busy message names the holder" || bad "busy message names the holder" "$out"
+grep -q "another ibsetup run (apply or firmware --apply, pid $first) holds $work/lock" <<<"$out" && ok "busy message names the holder" || bad "busy message names the holder" "$out"
 out=$(apply_a --wait 30 2>&1); rc=$?
 expect "with --wait the second apply succeeds" "$rc" 0
 wait "$first"
