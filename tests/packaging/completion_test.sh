@@ -40,7 +40,7 @@ contains_case()
   COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
   COMPREPLY=()
   _ibsetup
-  if printf '%s\n' "${COMPREPLY[@]}" | grep -qxF -- "$want"; then
+  if grep -qxF -- "$want" <<<"$(printf '%s\n' "${COMPREPLY[@]}")"; then
     echo "ok   $name"
   else
     echo "FAIL $name: '$want' not in: ${COMPREPLY[*]}"

@@ -68,14 +68,15 @@ done
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 
 has() { # has PACKAGE PATH-REGEX
-  if dpkg-deb -c "$(deb "$1")" | awk '{print substr($6, 2)}' | grep -qE "^$2\$"; then
+  # Listed first, then searched: with pipefail, grep -q leaving early would fail the pipe.
+  if grep -qE "^$2\$" <<<"$(dpkg-deb -c "$(deb "$1")" | awk '{print substr($6, 2)}')"; then
     ok "$1 has $2"
   else
     bad "$1 lacks $2"
   fi
 }
 lacks() { # lacks PACKAGE PATH-REGEX
-  if dpkg-deb -c "$(deb "$1")" | awk '{print substr($6, 2)}' | grep -qE "$2"; then
+  if grep -qE "$2" <<<"$(dpkg-deb -c "$(deb "$1")" | awk '{print substr($6, 2)}')"; then
     bad "$1 must not have $2"
   else
     ok "$1 has no $2"

@@ -44,7 +44,7 @@ for f in libibsetup.so.0 libibsetup.so ibsetup/ibsetup-nm.so pkgconfig/ibsetup.p
   if [ -e "$lib/$f" ]; then ok "installed $libdir/$f"; else bad "missing $libdir/$f"; fi
 done
 found() { [ -n "$(find "$tmp/root" -name "$1")" ]; }
-needs() { objdump -p "$1" | awk '$1 == "NEEDED" {print $2}' | grep -q "$2"; }
+needs() { grep -q "$2" <<<"$(objdump -p "$1" | awk '$1 == "NEEDED" {print $2}')"; }
 soname() { objdump -p "$1" | awk '$1 == "SONAME" {print $2}'; }
 check "installed ibsetup.service" found ibsetup.service
 check "installed cluster.yaml.example" found cluster.yaml.example
@@ -53,7 +53,8 @@ check "ibsetup links libibsetup.so.0" needs "$p/sbin/ibsetup" '^libibsetup\.so\.
 check "ibsetup does not link libnm (only the plugin does)" ! needs "$p/sbin/ibsetup" '^libnm'
 check "plugin links libibsetup.so.0" needs "$lib/ibsetup/ibsetup-nm.so" '^libibsetup\.so\.0$'
 check "plugin links libnm" needs "$lib/ibsetup/ibsetup-nm.so" '^libnm'
-if objdump -p "$p/sbin/ibsetup" | grep -E 'R(UN)?PATH' | grep -q "$build"; then
+rpath=$(grep -E 'R(UN)?PATH' <<<"$(objdump -p "$p/sbin/ibsetup")" || true)
+if grep -qF "$build" <<<"$rpath"; then
   bad "installed ibsetup keeps the build tree in its RUNPATH"
 else
   ok "installed ibsetup has no build-tree RUNPATH"

@@ -62,14 +62,16 @@ done
 
 # File lists.
 has() { # has PACKAGE PATH-REGEX
-  if rpm -qlp "$1" 2>/dev/null | grep -qE "^$2\$"; then
+  # Listed first, then searched: with pipefail, grep -q leaving early would fail the pipe
+  # (rpm killed by SIGPIPE), which once reported a file the package has as missing.
+  if grep -qE "^$2\$" <<<"$(rpm -qlp "$1" 2>/dev/null)"; then
     ok "${1##*/} has $2"
   else
     bad "${1##*/} lacks $2"
   fi
 }
 lacks() { # lacks PACKAGE PATH-REGEX
-  if rpm -qlp "$1" 2>/dev/null | grep -qE "$2"; then
+  if grep -qE "$2" <<<"$(rpm -qlp "$1" 2>/dev/null)"; then
     bad "${1##*/} must not have $2: $(rpm -qlp "$1" | grep -E "$2" | head -3 | paste -sd' ')"
   else
     ok "${1##*/} has no $2"
