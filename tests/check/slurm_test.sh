@@ -39,7 +39,8 @@ state() { echo "$1" >"$work/state"; echo "$2" >"$work/reason"; : >"$work/argv.lo
 state "IDLE" "none"
 check --sysfs-root "$broken" >/dev/null 2>"$work/err"
 expect "failing node: exit 5" "$?" 5
-first=$("$ibsetup" check "$profile" --node hdr01 --sysfs-root "$broken" --format nhc | head -1 |
+nhc=$("$ibsetup" check "$profile" --node hdr01 --sysfs-root "$broken" --format nhc)
+first=$(head -1 <<<"$nhc" |
   sed 's/^ERROR:  ibsetup:  Health check failed:  //')
 expect "failing node: looked, then drained with the first failure as reason" \
   "$(cat "$work/argv.log")" "show|node|hdr01
