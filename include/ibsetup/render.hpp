@@ -32,6 +32,10 @@ const char* to_string(WriteResult result);
 // k_marker is left alone: throws EnvironmentError naming it.
 WriteResult write_file(const std::string& root, const RenderedFile& file);
 
+// Removes path under root, walked as write_file does, when it exists and starts with k_marker;
+// a file ibsetup did not write is left alone. True when a file was removed.
+bool remove_file(const std::string& root, const std::string& path);
+
 // NetworkManager keyfiles (etc/NetworkManager/system-connections/ibsetup-<if>.nmconnection,
 // mode 0600), rendered by libnm from the same connection objects a live backend would send.
 // Each has id ibsetup-<if> and a stable UUID (connection_uuid). Throws InputError with

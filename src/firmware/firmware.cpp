@@ -2,17 +2,12 @@
 #include <ibsetup/render.hpp>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <iterator>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace ibsetup::firmware {
 
@@ -437,26 +432,7 @@ void update_reboot_marker(const std::string& path, const State& state)
     lines += "\n";
   }
   if (lines.empty()) {
-    // Only a marker ibsetup wrote is removed: the path may name any file.
-    const int fd = open(target.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-      if (errno == ENOENT) {
-        return;
-      }
-      throw EnvironmentError(target.string() +
-                             ": cannot read the stale reboot marker: " + std::strerror(errno));
-    }
-    char head[128] = {};
-    const ssize_t n = read(fd, head, sizeof head);
-    close(fd);
-    const size_t marker = std::strlen(render::k_marker);
-    if (n < static_cast<ssize_t>(marker) || std::memcmp(head, render::k_marker, marker) != 0) {
-      return;
-    }
-    if (unlink(target.c_str()) != 0 && errno != ENOENT) {
-      throw EnvironmentError(target.string() +
-                             ": cannot remove the stale reboot marker: " + std::strerror(errno));
-    }
+    render::remove_file("/", target.relative_path().string());  // only a marker ibsetup wrote
     return;
   }
   render::RenderedFile file;

@@ -57,8 +57,9 @@ private:
   throw EnvironmentError(what + ": " + std::strerror(errno));
 }
 
-// Opens (creating when missing) each directory of rel_dir below root with O_NOFOLLOW.
-Fd open_dirs(const std::string& root, const std::string& rel_dir)
+// Opens (creating when missing, if create) each directory of rel_dir below root with
+// O_NOFOLLOW. Without create, a missing directory gives an invalid Fd.
+Fd open_dirs(const std::string& root, const std::string& rel_dir, bool create = true)
 {
   Fd dir(open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir.get() < 0) {
@@ -80,10 +81,13 @@ Fd open_dirs(const std::string& root, const std::string& rel_dir)
       throw EnvironmentError("refusing '..' in " + rel_dir);
     }
     walked += "/" + part;
-    if (mkdirat(dir.get(), part.c_str(), 0755) != 0 && errno != EEXIST) {
+    if (create && mkdirat(dir.get(), part.c_str(), 0755) != 0 && errno != EEXIST) {
       fail("cannot create " + walked);
     }
     Fd next(openat(dir.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (next.get() < 0 && !create && errno == ENOENT) {
+      return next;
+    }
     if (next.get() < 0) {
       if (errno == ELOOP || errno == ENOTDIR) {
         throw EnvironmentError(walked +
@@ -124,6 +128,26 @@ std::optional<std::string> read_existing(int dir, const std::string& name, const
 }
 
 }  // namespace
+
+bool remove_file(const std::string& root, const std::string& path)
+{
+  const auto slash = path.rfind('/');
+  const std::string rel_dir = slash == std::string::npos ? "" : path.substr(0, slash);
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::string full = root + "/" + path;
+  const Fd dir = open_dirs(root, rel_dir, false);
+  if (dir.get() < 0) {
+    return false;
+  }
+  const auto existing = read_existing(dir.get(), name, full);
+  if (!existing || existing->compare(0, std::strlen(k_marker), k_marker) != 0) {
+    return false;
+  }
+  if (unlinkat(dir.get(), name.c_str(), 0) != 0 && errno != ENOENT) {
+    fail("cannot remove " + full);
+  }
+  return true;
+}
 
 WriteResult write_file(const std::string& root, const RenderedFile& file)
 {

@@ -148,6 +148,20 @@ TEST(RenderWriter, RootTakesOverFilesOfOtherOwners)
   EXPECT_EQ(render::WriteResult::unchanged, render::write_file(root.path().string(), sample()));
 }
 
+TEST(RenderWriter, RemovesOnlyItsOwnFiles)
+{
+  test::TempDir root;
+  const std::string r = root.path().string();
+  EXPECT_FALSE(render::remove_file(r, "etc/x/ibsetup-ib0.nmconnection"));
+  EXPECT_FALSE(fs::exists(root.path() / "etc"));  // nothing is created to remove nothing
+  ASSERT_EQ(render::WriteResult::created, render::write_file(r, sample()));
+  EXPECT_TRUE(render::remove_file(r, "etc/x/ibsetup-ib0.nmconnection"));
+  EXPECT_FALSE(fs::exists(root.path() / "etc/x/ibsetup-ib0.nmconnection"));
+  std::ofstream(root.path() / "etc/x/site.conf") << "site\n";
+  EXPECT_FALSE(render::remove_file(r, "etc/x/site.conf"));
+  EXPECT_EQ("site\n", test::read_text(root.path() / "etc/x/site.conf"));
+}
+
 TEST(RenderWriter, NeverOverwritesForeignFiles)
 {
   test::TempDir root;
