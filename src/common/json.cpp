@@ -7,43 +7,6 @@
 
 namespace ibsetup {
 
-namespace {
-
-// The length of the well-formed UTF-8 sequence at s[i] (no overlong forms, surrogates or code
-// points past U+10FFFF), or 0.
-size_t utf8_length(std::string_view s, size_t i)
-{
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char b = byte(i);
-  size_t n = 0;
-  unsigned char lo = 0x80;
-  unsigned char hi = 0xBF;
-  if (b >= 0xC2 && b <= 0xDF) {
-    n = 2;
-  } else if (b >= 0xE0 && b <= 0xEF) {
-    n = 3;
-    lo = b == 0xE0 ? 0xA0 : 0x80;
-    hi = b == 0xED ? 0x9F : 0xBF;
-  } else if (b >= 0xF0 && b <= 0xF4) {
-    n = 4;
-    lo = b == 0xF0 ? 0x90 : 0x80;
-    hi = b == 0xF4 ? 0x8F : 0xBF;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size() || byte(i + 1) < lo || byte(i + 1) > hi) {
-    return 0;
-  }
-  for (size_t k = 2; k < n; ++k) {
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) {
-      return 0;
-    }
-  }
-  return n;
-}
-
-}  // namespace
-
 std::string json_quote(std::string_view s)
 {
   std::string out;
@@ -54,7 +17,7 @@ std::string json_quote(std::string_view s)
     if (static_cast<unsigned char>(c) >= 0x80) {
       // JSON is UTF-8: text from elsewhere (a host's output, sysfs) may not be. Each byte that
       // is not part of a valid sequence becomes U+FFFD rather than breaking the document.
-      const size_t n = utf8_length(s, i);
+      const size_t n = util::utf8_length(s, i);
       if (n == 0) {
         out += "\xEF\xBF\xBD";
       } else {

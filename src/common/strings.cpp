@@ -141,4 +141,45 @@ std::string join_alternatives(const std::vector<std::string>& items, const char*
   return out;
 }
 
+// Returns the length of the UTF-8 sequence starting at s[i], or 0 when it is invalid.
+size_t utf8_length(std::string_view s, size_t i)
+{
+  const auto c = static_cast<unsigned char>(s[i]);
+  size_t n = 0;
+  unsigned min = 0;
+  unsigned cp = 0;
+  if (c < 0x80) {
+    return 1;
+  }
+  if ((c & 0xe0U) == 0xc0U) {
+    n = 2;
+    min = 0x80;
+    cp = c & 0x1fU;
+  } else if ((c & 0xf0U) == 0xe0U) {
+    n = 3;
+    min = 0x800;
+    cp = c & 0x0fU;
+  } else if ((c & 0xf8U) == 0xf0U) {
+    n = 4;
+    min = 0x10000;
+    cp = c & 0x07U;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) {
+    return 0;
+  }
+  for (size_t k = 1; k < n; ++k) {
+    const auto cc = static_cast<unsigned char>(s[i + k]);
+    if ((cc & 0xc0U) != 0x80U) {
+      return 0;
+    }
+    cp = (cp << 6U) | (cc & 0x3fU);
+  }
+  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+    return 0;
+  }
+  return n;
+}
+
 }  // namespace ibsetup::util

@@ -33,4 +33,8 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
 // "a, b or c"
 std::string join_alternatives(const std::vector<std::string>& items, const char* last = " or ");
 
+// The length of the well-formed UTF-8 sequence at s[i] (1 for ASCII; no overlong forms,
+// surrogates or code points past U+10FFFF), or 0 when it is not one.
+size_t utf8_length(std::string_view s, size_t i);
+
 }  // namespace ibsetup::util
