@@ -12,20 +12,10 @@
 # Usage: deb_test.sh SOURCE_DIR
 set -euo pipefail
 src=$1
-for tool in dpkg-buildpackage dh lintian fakeroot; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "SKIP $tool is not installed (dpkg-dev, debhelper, lintian, fakeroot; scripts/deps.sh)"
-    exit 77
-  fi
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok   $*"; }
-bad() {
-  echo "FAIL $*"
-  fails=$((fails + 1))
-}
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+need_tools "dpkg-dev, debhelper, lintian, fakeroot; scripts/deps.sh" dpkg-buildpackage dh lintian \
+  fakeroot
 version=$(sed -n 's/^project(ibsetup VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
 deb_version=$(dpkg-parsechangelog -l "$src/packaging/deb/debian/changelog" -S Version)
 if [ "${deb_version%-*}" = "$version" ]; then
@@ -155,18 +145,8 @@ if grep -qaF "/usr/lib/$multiarch/ibsetup" "$lib/libibsetup.so.0"; then
 else
   bad "libibsetup.so.0 does not name /usr/lib/$multiarch/ibsetup as its plugin directory"
 fi
-mkdir -p "$tmp/render"
-if LD_LIBRARY_PATH=$lib IBSETUP_NM_PLUGIN=$lib/ibsetup/ibsetup-nm.so "$root/usr/sbin/ibsetup" \
-  render "$root/usr/share/ibsetup/profiles/example.yaml" --node cn001 --root "$tmp/render" \
-  >"$tmp/render.log" 2>&1 &&
-  [ -s "$tmp/render/etc/NetworkManager/system-connections/ibsetup-ib0.8001.nmconnection" ]; then
-  ok "installed ibsetup + ibsetup-nm render keyfiles from the installed example profile"
-else
-  bad "installed render: $(cat "$tmp/render.log")"
-fi
+render_installed "$root/usr/sbin" "$lib" "$root/usr/share/ibsetup/profiles/example.yaml" cn001 \
+  ibsetup-ib0.8001.nmconnection \
+  "installed ibsetup + ibsetup-nm render keyfiles from the installed example profile"
 
-if [ "$fails" -ne 0 ]; then
-  echo "$fails deb check(s) failed"
-  exit 1
-fi
-echo "Debian packages built, linted, installed and run"
+finish deb "Debian packages built, linted, installed and run"

@@ -9,14 +9,8 @@
 set -euo pipefail
 build=$1
 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok   $*"; }
-bad() {
-  echo "FAIL $*"
-  fails=$((fails + 1))
-}
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 # check DESCRIPTION COMMAND...: runs COMMAND (a leading ! negates it).
 check() {
   local d=$1
@@ -63,15 +57,9 @@ fi
 version=$(LD_LIBRARY_PATH=$lib "$p/sbin/ibsetup" --version)
 check "installed ibsetup --version: $version" test "$version" = "ibsetup $(
   sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")"
-mkdir -p "$tmp/render"
 # The installed plugin, loaded by the installed CLI through the installed library.
-if LD_LIBRARY_PATH=$lib IBSETUP_NM_PLUGIN=$lib/ibsetup/ibsetup-nm.so "$p/sbin/ibsetup" render \
-  "$src/profiles/lab.yaml" --node lab01 --root "$tmp/render" >"$tmp/render.log" 2>&1 &&
-  [ -s "$tmp/render/etc/NetworkManager/system-connections/ibsetup-ib0.nmconnection" ]; then
-  ok "installed plugin renders keyfiles"
-else
-  bad "installed plugin: $(cat "$tmp/render.log")"
-fi
+render_installed "$p/sbin" "$lib" "$src/profiles/lab.yaml" lab01 ibsetup-ib0.nmconnection \
+  "installed plugin renders keyfiles"
 
 expected=$(printf 'lab01\nlab02\nlab03\nlab04\nx1\nx2')
 # pkg-config
@@ -93,8 +81,4 @@ else
   bad "consumer through find_package(ibsetup): $(tail -20 "$tmp/consumer.log")"
 fi
 
-if [ "$fails" -ne 0 ]; then
-  echo "$fails install check(s) failed"
-  exit 1
-fi
-echo "install tree complete and usable"
+finish install "install tree complete and usable"

@@ -14,20 +14,9 @@
 # Usage: rpm_test.sh SOURCE_DIR
 set -euo pipefail
 src=$1
-for tool in rpmbuild rpmlint rpm; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "SKIP $tool is not installed (package rpm/rpmlint; scripts/deps.sh installs them)"
-    exit 77
-  fi
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok   $*"; }
-bad() {
-  echo "FAIL $*"
-  fails=$((fails + 1))
-}
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+need_tools "package rpm/rpmlint; scripts/deps.sh installs them" rpmbuild rpmlint rpm
 spec=$src/packaging/rpm/ibsetup.spec
 version=$(sed -n 's/^project(ibsetup VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
 spec_version=$(awk '$1 == "Version:" {print $2}' "$spec")
@@ -191,15 +180,9 @@ if grep -qaF /usr/lib64/ibsetup "$root/usr/lib64/libibsetup.so.0"; then
 else
   bad "libibsetup.so.0 does not name /usr/lib64/ibsetup as its plugin directory"
 fi
-mkdir -p "$tmp/render"
-if LD_LIBRARY_PATH=$root/usr/lib64 IBSETUP_NM_PLUGIN=$root/usr/lib64/ibsetup/ibsetup-nm.so \
-  "$root/usr/sbin/ibsetup" render "$root/usr/share/ibsetup/profiles/example.yaml" --node cn001 \
-  --root "$tmp/render" >"$tmp/render.log" 2>&1 &&
-  [ -s "$tmp/render/etc/NetworkManager/system-connections/ibsetup-ib0.8001.nmconnection" ]; then
-  ok "installed ibsetup + ibsetup-nm render keyfiles from the installed example profile"
-else
-  bad "installed render: $(cat "$tmp/render.log")"
-fi
+render_installed "$root/usr/sbin" "$root/usr/lib64" "$root/usr/share/ibsetup/profiles/example.yaml" \
+  cn001 ibsetup-ib0.8001.nmconnection \
+  "installed ibsetup + ibsetup-nm render keyfiles from the installed example profile"
 if rpm --root "$root" -V --nodeps ibsetup ibsetup-libs ibsetup-nm ibsetup-devel \
   >"$tmp/verify.log" 2>&1; then
   ok "rpm -V --nodeps: installed files match the packages"
@@ -207,8 +190,4 @@ else
   bad "rpm -V: $(cat "$tmp/verify.log")"
 fi
 
-if [ "$fails" -ne 0 ]; then
-  echo "$fails RPM check(s) failed"
-  exit 1
-fi
-echo "RPM packages built, linted, installed and run"
+finish RPM "RPM packages built, linted, installed and run"
