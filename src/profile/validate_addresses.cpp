@@ -145,6 +145,43 @@ private:
 
 }  // namespace
 
+std::string unusable_range(const IpPrefix& prefix, bool pool)
+{
+  if (prefix.length == 0) {
+    return "is a /0: the whole address space, not a subnet of host addresses";
+  }
+  struct Range {
+    Family family;
+    const char* text;
+    const char* what;
+  };
+  // Ranges that never hold a unicast host address on an IPoIB interface: the kernel or
+  // NetworkManager refuses them, or they would not route.
+  static const Range k_ranges[] = {
+      {Family::ipv4, "0.0.0.0/8", "unspecified (\"this network\")"},
+      {Family::ipv4, "127.0.0.0/8", "loopback"},
+      {Family::ipv4, "169.254.0.0/16", "link-local"},
+      {Family::ipv4, "224.0.0.0/4", "multicast"},
+      {Family::ipv6, "::/128", "unspecified"},
+      {Family::ipv6, "::1/128", "loopback"},
+      {Family::ipv6, "fe80::/10", "link-local"},
+      {Family::ipv6, "ff00::/8", "multicast"},
+  };
+  for (const auto& r : k_ranges) {
+    if (r.family != prefix.address.family) {
+      continue;
+    }
+    const auto range = IpPrefix::parse(r.text, r.family, nullptr);
+    // A pool must stay clear of the range; an exact address must only lie outside it.
+    const bool hit = pool ? range->overlaps(prefix) : range->contains(prefix.address);
+    if (hit) {
+      return std::string(pool ? "overlaps " : "is in ") + r.text + ", the " + r.what +
+             " range; host addresses cannot come from it";
+    }
+  }
+  return {};
+}
+
 void check_addresses(const Profile& profile, Diagnostics& diags)
 {
   AddressChecker(profile, diags).run();
