@@ -32,6 +32,10 @@ const char* to_string(WriteResult result);
 // k_marker is left alone: throws EnvironmentError naming it.
 WriteResult write_file(const std::string& root, const RenderedFile& file);
 
+// What write_file would do, found the same way (and refused for the same reasons), without
+// creating or changing anything: for a dry run.
+WriteResult check_file(const std::string& root, const RenderedFile& file);
+
 // Removes path under root, walked as write_file does, when it exists and starts with k_marker;
 // a file ibsetup did not write is left alone. True when a file was removed.
 bool remove_file(const std::string& root, const std::string& path);

@@ -15,9 +15,11 @@
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 
 namespace ibsetup::apply {
 
@@ -154,8 +156,10 @@ private:
     return static_cast<int>(index);
   }
 
-  // Sends the request and waits for the kernel's answer; throws with its errno text.
-  void send(const Msg& msg, const std::string& what, const std::string& hint)
+  // Sends the request and waits for the kernel's answer; throws with its errno text, and the
+  // hint when the kernel's errno is one of hint_errors.
+  void send(const Msg& msg, const std::string& what, const std::string& hint,
+            std::initializer_list<int> hint_errors = {EOPNOTSUPP, ENODEV})
   {
     int err = nl_send_auto(m_sock, msg.get());
     if (err < 0) {
@@ -169,7 +173,8 @@ private:
     nl_cb_put(cb);
     if (state.error != 0) {
       std::string message = what + ": the kernel refused: " + std::strerror(-state.error);
-      if (!hint.empty() && (state.error == -EOPNOTSUPP || state.error == -ENODEV)) {
+      if (!hint.empty() &&
+          std::find(hint_errors.begin(), hint_errors.end(), -state.error) != hint_errors.end()) {
         message += " (" + hint + ")";
       }
       throw BackendError(message);
@@ -200,7 +205,33 @@ private:
     }
     nlmsg_hdr(raw)->nlmsg_flags |= NLM_F_ACK;
     Msg msg(raw);
-    send(msg, what, "");
+    if (add && family == AF_INET6) {
+      // The kernel answers a bare EACCES when IPv6 is switched off on the interface.
+      send(msg, what, ipv6_disabled_hint(name), {EACCES, EPERM, EAFNOSUPPORT});
+    } else {
+      send(msg, what, "");
+    }
+  }
+
+  static std::string ipv6_disabled_hint(const std::string& name)
+  {
+    std::ifstream all("/proc/sys/net/ipv6/conf/all/disable_ipv6");
+    if (!all) {
+      return "IPv6 is disabled in this kernel (ipv6.disable=1 on the kernel command line?); "
+             "declare no ipv6 for " +
+             name;
+    }
+    // sysctl(8) writes the dot of a child's name (ib0.8001) as a slash.
+    std::string key = name;
+    std::replace(key.begin(), key.end(), '.', '/');
+    key = "net.ipv6.conf." + key + ".disable_ipv6";
+    std::ifstream own("/proc/sys/net/ipv6/conf/" + name + "/disable_ipv6");
+    int disabled = 0;
+    if (own >> disabled && disabled != 0) {
+      return "IPv6 is disabled on " + name + ": sysctl " + key +
+             " is 1; set it to 0 or declare no ipv6 for " + name;
+    }
+    return "is IPv6 disabled? see sysctl " + key;
   }
 
   nl_sock* m_sock = nullptr;

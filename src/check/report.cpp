@@ -131,7 +131,8 @@ std::string report_to_text(const Report& report)
     row(to_string(r.status), r.id, r.subject, r.message);
   }
   out << report.host << ": " << (report.ok() ? "ok" : "FAILED") << " (" << counts[0] << " passed, "
-      << counts[1] << " warnings, " << counts[2] << " failed, " << counts[3] << " skipped)\n";
+      << counts[1] << (counts[1] == 1 ? " warning, " : " warnings, ") << counts[2] << " failed, "
+      << counts[3] << " skipped)\n";
   return out.str();
 }
 

@@ -3,11 +3,17 @@
 #include "cli/cmd_firmware.hpp"
 #include "cli/commands.hpp"
 
+#include "common/strings.hpp"
+
 #include <ibsetup/error.hpp>
+#include <ibsetup/profile.hpp>
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <functional>
 #include <iostream>
+#include <vector>
 
 namespace ibsetup::cli {
 
@@ -21,6 +27,35 @@ void print_warning(const std::string& message)
   std::cerr << "ibsetup: warning: " << message << '\n';
 }
 
+profile::ResolvedNode resolve_node_arg(const profile::Profile& profile,
+                                       const std::string& node_flag)
+{
+  if (node_flag.empty()) {
+    // The library's message suggests --node: right when the name came from the host name.
+    return profile::resolve_node(profile, profile::default_node_name());
+  }
+  if (profile.group_of_host.count(node_flag) == 0) {
+    std::string groups;
+    for (const auto& group : profile.groups) {
+      groups += (groups.empty() ? "" : ", ") +
+                (group.hosts_expression ? *group.hosts_expression : std::string("?"));
+    }
+    std::vector<std::string> hosts;
+    hosts.reserve(profile.group_of_host.size());
+    for (const auto& h : profile.group_of_host) {
+      hosts.push_back(h.first);
+    }
+    std::sort(hosts.begin(), hosts.end());  // the same suggestion on every run
+    // A host name has at most 253 characters; a longer argument gets no (costly) suggestion.
+    const std::string near =
+        node_flag.size() > 253 ? std::string() : util::closest_match(node_flag, hosts);
+    throw InputError(profile.file + ": --node " + node_flag + ": host '" + node_flag +
+                     "' is not in any node group (" + groups + ")" +
+                     (near.empty() ? std::string() : "; did you mean '" + near + "'?"));
+  }
+  return profile::resolve_node(profile, node_flag);
+}
+
 namespace {
 
 const char* const k_footer = R"(Exit codes:
@@ -31,12 +66,47 @@ const char* const k_footer = R"(Exit codes:
   4  environment problem (missing file, permission or program on this host)
   5  a check failed
   6  plan --detailed-exitcode: changes are pending
-  7  apply failed; every change it made was rolled back (the report says what and why)
+  7  apply failed or was interrupted (SIGINT, SIGTERM, SIGHUP, standard output closed);
+     every change it made was rolled back (the report says what and why)
   8  another ibsetup run (apply or firmware --apply) holds the lock
   9  reboot required: firmware link types change at the next boot
      (/run/ibsetup/reboot-required lists the devices)
 
 See ibsetup(8) and ibsetup-profile(5).)";
+
+// CLI11 acts on --help before it notices an argument that names no subcommand, so
+// `ibsetup partitionz --help` would print the main help and exit 0. The top level takes only
+// flags, so its first other argument must be a subcommand. Returns 0 or the exit code.
+int refuse_unknown_subcommand(const CLI::App& app, int argc, char** argv)
+{
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") {
+      return 0;
+    }
+    if (!arg.empty() && arg[0] == '-') {
+      continue;
+    }
+    std::vector<std::string> names;
+    const std::function<bool(const CLI::App*)> every;
+    for (const CLI::App* sub : app.get_subcommands(every)) {
+      if (sub->get_name() == arg) {
+        return 0;
+      }
+      names.push_back(sub->get_name());
+    }
+    // Quoted only when plain: a hostile argument must not put control bytes on the terminal.
+    const bool plain = arg.size() <= 64 && std::all_of(arg.begin(), arg.end(),
+                                                       [](char c) { return c > ' ' && c < 0x7f; });
+    const std::string near = plain ? util::closest_match(arg, names) : std::string();
+    print_error((plain ? "'" + arg + "'" : std::string("the first argument")) +
+                " is not a subcommand" +
+                (near.empty() ? std::string() : "; did you mean '" + near + "'?") +
+                " (ibsetup --help lists them)");
+    return static_cast<int>(ExitCode::usage);
+  }
+  return 0;
+}
 
 }  // namespace
 
@@ -58,6 +128,9 @@ int run(int argc, char** argv)
   RdmaCommands rdma_cmds(app);
   ReportCommands report_cmds(app);
 
+  if (const int code = refuse_unknown_subcommand(app, argc, argv)) {
+    return code;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -85,7 +158,7 @@ int run(int argc, char** argv)
     }
     if (code < 0 && render_cmds.offline()) {
       code = render_cmds.render_offline(pipeline_cmds.file(), pipeline_cmds.node(),
-                                        pipeline_cmds.json());
+                                        pipeline_cmds.json(), pipeline_cmds.dry_run());
     }
     if (code < 0) {
       code = pipeline_cmds.run();

@@ -7,6 +7,11 @@ namespace CLI {
 class App;
 }
 
+namespace ibsetup::profile {
+struct Profile;
+struct ResolvedNode;
+}  // namespace ibsetup::profile
+
 namespace ibsetup::cli {
 
 // Parses argv, runs the subcommand and returns the process exit code (see ExitCode).
@@ -25,5 +30,10 @@ struct Command {
 // Writes a message to stderr as "ibsetup: error: ..." / "ibsetup: warning: ...".
 void print_error(const std::string& message);
 void print_warning(const std::string& message);
+
+// The node a command works on: --node NAME when given, else this machine's short host name.
+// A name the profile does not have is an input error that says which of the two it was.
+profile::ResolvedNode resolve_node_arg(const profile::Profile& profile,
+                                       const std::string& node_flag);
 
 }  // namespace ibsetup::cli

@@ -1,3 +1,4 @@
+#include "cli/app.hpp"
 #include "cli/commands.hpp"
 
 #include <ibsetup/check.hpp>
@@ -184,6 +185,10 @@ int CheckCommands::run()
 int CheckCommands::check()
 {
   if (m_json) {
+    // --json is --format json: any other format asked for as well is a contradiction.
+    if (m_check->count("--format") > 0 && m_format != "json") {
+      throw Error(ExitCode::usage, "--json and --format " + m_format + " disagree; give one");
+    }
     m_format = "json";
   }
   if (m_format != "text" && m_format != "json" && m_format != "nhc") {
@@ -199,13 +204,13 @@ int CheckCommands::check()
   if (!std::isfinite(m_timeout_s) || m_timeout_s <= 0 || m_timeout_s > 86400) {
     throw Error(ExitCode::usage, "--timeout must be a number of seconds above 0, at most 86400");
   }
-  if (m_peer_timeout_ms < 0 || m_peer_timeout_ms > 3600000) {
-    throw Error(ExitCode::usage, "--peer-timeout-ms must be 1 to 3600000 (0: the profile's)");
+  // The same range as the profile's checks.peer_timeout_ms.
+  if (m_peer_timeout_ms < 0 || m_peer_timeout_ms > 600000) {
+    throw Error(ExitCode::usage, "--peer-timeout-ms must be 1 to 600000 (0: the profile's)");
   }
   const auto start = std::chrono::steady_clock::now();
   const profile::Profile p = profile::load_profile(m_file);
-  const profile::ResolvedNode node =
-      profile::resolve_node(p, m_node.empty() ? profile::default_node_name() : m_node);
+  const profile::ResolvedNode node = resolve_node_arg(p, m_node);
   const std::string slurm_node = m_slurm_node.empty() ? node.host : m_slurm_node;
   const auto left_ms = [&] {
     return m_timeout_s * 1000 -

@@ -181,8 +181,7 @@ int FirmwareCommands::run()
       std::cerr << w.format() << '\n';
     }
   }
-  const auto node =
-      profile::resolve_node(profile, m_node.empty() ? profile::default_node_name() : m_node);
+  const auto node = resolve_node_arg(profile, m_node);
   if (!firmware::declares_link_type(node)) {
     firmware::State none;
     none.host = node.host;

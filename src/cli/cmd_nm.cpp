@@ -1,5 +1,7 @@
 #include "cli/nm_apply.hpp"
 
+#include "cli/interrupt.hpp"
+
 #include <ibsetup/error.hpp>
 #include <ibsetup/nm.hpp>
 
@@ -35,7 +37,7 @@ int apply_with_networkmanager(const std::string& cluster, const profile::Resolve
     }
   }
   if (flags.json) {
-    std::cout << nm::report_to_json(report);
+    emit_report(nm::report_to_json(report));
   } else if (flags.dry_run) {
     for (const auto& line : report.done) {
       std::cout << "  " << line << '\n';
@@ -46,8 +48,9 @@ int apply_with_networkmanager(const std::string& cluster, const profile::Resolve
     }
   } else if (report.ok()) {
     if (!flags.quiet) {
-      std::cout << node.host << ": " << report.changes << " changes applied and verified ("
-                << report.unchanged.size() << " profiles unchanged)\n";
+      emit_report(node.host + ": " + std::to_string(report.changes) +
+                  " changes applied and verified (" + std::to_string(report.unchanged.size()) +
+                  " profiles unchanged)\n");
     }
   } else {
     std::cerr << "ibsetup: error: " << report.failure << "; "

@@ -1,6 +1,7 @@
 #include "cli/app.hpp"
 #include "cli/cmd_firmware.hpp"
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/nm_apply.hpp"
 
 #include <ibsetup/apply.hpp>
@@ -11,45 +12,12 @@
 
 #include <CLI/CLI.hpp>
 
-#include <atomic>
-#include <csignal>
 #include <cstdlib>
 #include <iostream>
 
 namespace ibsetup::cli {
 
 namespace {
-
-std::atomic<int> g_signal{0};
-
-extern "C" void on_signal(int sig)
-{
-  g_signal = sig;
-}
-
-// SIGINT/SIGTERM during apply stop it between steps and roll back.
-class SignalGuard {
-public:
-  SignalGuard()
-  {
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &m_old_int);
-    sigaction(SIGTERM, &sa, &m_old_term);
-  }
-  ~SignalGuard()
-  {
-    sigaction(SIGINT, &m_old_int, nullptr);
-    sigaction(SIGTERM, &m_old_term, nullptr);
-  }
-  SignalGuard(const SignalGuard&) = delete;
-  SignalGuard& operator=(const SignalGuard&) = delete;
-
-private:
-  struct sigaction m_old_int {};
-  struct sigaction m_old_term {};
-};
 
 struct Desired {
   profile::Profile profile;
@@ -64,7 +32,7 @@ Desired load(const std::string& file, const std::string& node, bool quiet)
       std::cerr << w.format() << '\n';
     }
   }
-  d.node = profile::resolve_node(d.profile, node.empty() ? profile::default_node_name() : node);
+  d.node = resolve_node_arg(d.profile, node);
   return d;
 }
 
@@ -87,7 +55,7 @@ struct BackendPick {
 BackendPick pick_backend(const std::string& flag, const profile::ResolvedNode& node)
 {
   if (flag == "networkmanager" || flag == "netlink") {
-    return {flag == "networkmanager", flag + ": --backend " + flag};
+    return {flag == "networkmanager", flag + ": asked for with --backend"};
   }
   if (flag != "auto") {
     throw Error(ExitCode::usage, "--backend must be auto, networkmanager or netlink");
@@ -134,7 +102,8 @@ PipelineCommands::PipelineCommands(CLI::App& app)
   m_plan->add_flag("--detailed-exitcode", m_detailed_exitcode,
                    "Exit 6 when changes are pending (0 when none)");
   m_apply->add_option("--backend", m_backend, "auto, networkmanager or netlink (default auto)");
-  m_apply->add_flag("--dry-run", m_dry_run, "Print what would be sent; change nothing");
+  m_apply->add_flag("--dry-run", m_dry_run,
+                    "Print what would be sent (with --offline: written); change nothing");
   m_apply->add_flag("--no-activate", m_no_activate,
                     "NetworkManager backend: store the profiles without activating them");
   m_apply->add_flag("--adopt", m_adopt,
@@ -205,12 +174,11 @@ int PipelineCommands::apply()
       return apply_with_networkmanager(d.profile.cluster, d.node, flags, [] { return false; });
     }
     const apply::ApplyLock lock(m_lock_file, m_wait);
-    const SignalGuard signals;
+    const InterruptGuard signals;
     if (const int code = apply_firmware_step(d.node, m_firmware, false, m_quiet, m_json)) {
       return code;
     }
-    return apply_with_networkmanager(d.profile.cluster, d.node, flags,
-                                     [] { return g_signal != 0; });
+    return apply_with_networkmanager(d.profile.cluster, d.node, flags, interrupted);
   }
   const plan::Options plan_options{m_prune || d.node.prune};
   if (m_dry_run) {
@@ -227,7 +195,7 @@ int PipelineCommands::apply()
   }
   apply::require_net_admin();
   const apply::ApplyLock lock(m_lock_file, m_wait);
-  const SignalGuard signals;
+  const InterruptGuard signals;
   if (const int code = apply_firmware_step(d.node, m_firmware, false, m_quiet, m_json)) {
     return code;
   }
@@ -245,7 +213,7 @@ int PipelineCommands::apply()
   }
   const auto backend = apply::make_netlink_backend();
   apply::Options options;
-  options.interrupted = [] { return g_signal != 0; };
+  options.interrupted = interrupted;
   if (const char* delay = std::getenv("IBSETUP_STEP_DELAY_MS")) {
     options.step_delay_ms = std::atoi(delay);
   }
@@ -257,10 +225,11 @@ int PipelineCommands::apply()
   };
   const apply::Report report = apply::apply_plan(p, *backend, replan, options);
   if (m_json) {
-    std::cout << apply::report_to_json(report);
+    emit_report(apply::report_to_json(report));
   } else if (report.ok()) {
     if (!m_quiet) {
-      std::cout << d.node.host << ": " << report.changes << " changes applied and verified\n";
+      emit_report(d.node.host + ": " + std::to_string(report.changes) +
+                  " changes applied and verified\n");
     }
   } else {
     for (const auto& line : report.not_converged) {

@@ -84,6 +84,7 @@ int ProfileCommands::validate()
   size_t groups = 0;
   size_t hosts = 0;
   size_t interfaces = 0;
+  ExitCode failed = ExitCode::bad_input;
   try {
     const auto p = profile::load_profile(m_file);
     diags = p.warnings;
@@ -101,12 +102,14 @@ int ProfileCommands::validate()
     }
     diags = e.diagnostics().all();
     ok = false;
-  } catch (const InputError& e) {
+  } catch (const Error& e) {
+    // An unreadable file (exit 4) as well as an invalid one (exit 3): --json still answers.
     if (!m_json) {
       throw;
     }
     diags.push_back({Severity::error, m_file, {}, "", e.what()});
     ok = false;
+    failed = e.code();
   }
   if (m_json) {
     JsonWriter j;
@@ -122,7 +125,7 @@ int ProfileCommands::validate()
     diagnostics_json(j, diags, Severity::warning);
     j.end_object();
     std::cout << j.str() << '\n';
-    return ok ? 0 : static_cast<int>(ExitCode::bad_input);
+    return ok ? 0 : static_cast<int>(failed);
   }
   if (!m_quiet) {
     std::cout << m_file << ": ok: " << groups << (groups == 1 ? " group, " : " groups, ") << hosts
@@ -135,8 +138,7 @@ int ProfileCommands::show()
 {
   const auto p = profile::load_profile(m_file);
   print_warnings(p, m_quiet || m_json);
-  const std::string node = m_node.empty() ? profile::default_node_name() : m_node;
-  const auto resolved = profile::resolve_node(p, node);
+  const auto resolved = resolve_node_arg(p, m_node);
   std::cout << (m_json ? profile::node_to_json(resolved) : profile::node_to_text(resolved));
   return 0;
 }

@@ -15,6 +15,36 @@
 
 namespace ibsetup::cli {
 
+namespace {
+
+std::string would(render::WriteResult result)
+{
+  switch (result) {
+  case render::WriteResult::created:
+    return "would create";
+  case render::WriteResult::updated:
+    return "would update";
+  case render::WriteResult::unchanged:
+  default:
+    return "unchanged";
+  }
+}
+
+void print_indented(const std::string& content)
+{
+  size_t start = 0;
+  while (start < content.size()) {
+    size_t end = content.find('\n', start);
+    if (end == std::string::npos) {
+      end = content.size();
+    }
+    std::cout << "    " << content.substr(start, end - start) << '\n';
+    start = end + 1;
+  }
+}
+
+}  // namespace
+
 RenderCommands::RenderCommands(CLI::App& app, CLI::App* apply)
 {
   m_render = app.add_subcommand("render",
@@ -34,6 +64,9 @@ RenderCommands::RenderCommands(CLI::App& app, CLI::App* apply)
                     "for the first interface, {host}-{if} for the others)");
   }
   m_render->add_flag("--json", m_json, "Print what was written as JSON");
+  m_render->add_flag("--dry-run", m_dry_run,
+                     "Print what would be written (would create, would update or unchanged) "
+                     "and each changed file's content; write nothing");
   apply->add_flag("--offline", m_offline,
                   "Write persistent configuration under --root instead of changing the running "
                   "host (same as render)");
@@ -44,10 +77,11 @@ int RenderCommands::run()
   if (!*m_render) {
     return -1;
   }
-  return render_offline(m_file, m_node, m_json);
+  return render_offline(m_file, m_node, m_json, m_dry_run);
 }
 
-int RenderCommands::render_offline(const std::string& file, const std::string& node_name, bool json)
+int RenderCommands::render_offline(const std::string& file, const std::string& node_name, bool json,
+                                   bool dry_run)
 {
   if (m_root.empty()) {
     throw Error(ExitCode::usage, "--root DIR is required to render (use / for this system)");
@@ -60,8 +94,7 @@ int RenderCommands::render_offline(const std::string& file, const std::string& n
   if (m_format == "hosts") {
     files.push_back(render::render_hosts(p, m_hosts_pattern));
   } else {
-    const auto node =
-        profile::resolve_node(p, node_name.empty() ? profile::default_node_name() : node_name);
+    const auto node = resolve_node_arg(p, node_name);
     if (m_format == "nm-keyfile") {
       files = render::render_keyfiles(node, p.cluster);
     } else if (m_format == "ifcfg") {
@@ -77,14 +110,27 @@ int RenderCommands::render_offline(const std::string& file, const std::string& n
     }
   }
   JsonWriter j;
-  j.begin_object().key("root").value(m_root).key("files").begin_array();
+  j.begin_object().key("root").value(m_root);
+  if (dry_run) {
+    j.key("dry_run").value(true);
+  }
+  j.key("files").begin_array();
   for (const auto& f : files) {
-    const auto result = render::write_file(m_root, f);
+    const auto result = dry_run ? render::check_file(m_root, f) : render::write_file(m_root, f);
+    // A dry run shows the content a write would put there; an unchanged file has it already.
+    const bool show = dry_run && result != render::WriteResult::unchanged;
+    const std::string what = dry_run ? would(result) : render::to_string(result);
     if (json) {
-      j.begin_object().key("path").value(f.path).key("result").value(render::to_string(result));
+      j.begin_object().key("path").value(f.path).key("result").value(what);
+      if (show) {
+        j.key("content").value(f.content);
+      }
       j.end_object();
     } else {
-      std::cout << render::to_string(result) << "  " << m_root << "/" << f.path << '\n';
+      std::cout << what << "  " << m_root << "/" << f.path << '\n';
+      if (show) {
+        print_indented(f.content);
+      }
     }
   }
   j.end_array().end_object();

@@ -75,8 +75,7 @@ int RdmaCommands::responder()
 int RdmaCommands::rdma_check()
 {
   const auto p = profile::load_profile(m_file);
-  const auto node =
-      profile::resolve_node(p, m_node.empty() ? profile::default_node_name() : m_node);
+  const auto node = resolve_node_arg(p, m_node);
   check::RdmaOptions o;
   o.deadline_ms = m_timeout_ms;
   o.pingpong = m_pingpong;

@@ -57,6 +57,7 @@ public:
   const std::string& file() const { return m_file; }
   const std::string& node() const { return m_node; }
   bool json() const { return m_json; }
+  bool dry_run() const { return m_dry_run; }
 
 private:
   int plan();
@@ -89,7 +90,7 @@ public:
   int run();
   // apply --offline: true when the flag was given.
   bool offline() const { return m_offline; }
-  int render_offline(const std::string& file, const std::string& node, bool json);
+  int render_offline(const std::string& file, const std::string& node, bool json, bool dry_run);
 
 private:
   CLI::App* m_render = nullptr;
@@ -100,6 +101,7 @@ private:
   std::string m_templates;
   std::string m_hosts_pattern;
   bool m_json = false;
+  bool m_dry_run = false;
   bool m_offline = false;
 };
 

@@ -14,6 +14,12 @@ std::string plan_to_text(const Plan& plan)
   for (const auto& w : plan.warnings) {
     out += "warning: " + w + "\n";
   }
+  if (!plan.errors.empty()) {
+    // A refused plan changes nothing: its actions would only suggest otherwise (--json has them).
+    const size_t e = plan.errors.size();
+    return out + "plan for " + plan.host + ": " + std::to_string(e) +
+           (e == 1 ? " error" : " errors") + "; nothing can be applied until it is fixed\n";
+  }
   const size_t n = plan.actions.size();
   out +=
       "plan for " + plan.host + ": " +

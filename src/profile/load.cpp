@@ -17,8 +17,10 @@ namespace {
 std::string read_file(const std::string& path, const Limits& limits)
 {
   struct stat st {};
+  // A profile that is absent or unreadable is this host's problem (exit 4, like any missing
+  // file), not a defect of the profile's content (exit 3).
   if (stat(path.c_str(), &st) != 0) {
-    throw InputError(path + ": cannot open the profile: " + std::strerror(errno));
+    throw EnvironmentError(path + ": cannot open the profile: " + std::strerror(errno));
   }
   if (S_ISDIR(st.st_mode)) {
     throw InputError(path + ": is a directory, not a profile file");
@@ -28,7 +30,7 @@ std::string read_file(const std::string& path, const Limits& limits)
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw InputError(path + ": cannot read the profile: " + std::strerror(errno));
+    throw EnvironmentError(path + ": cannot read the profile: " + std::strerror(errno));
   }
   std::string text;
   char buf[65536];

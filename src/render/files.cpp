@@ -127,7 +127,46 @@ std::optional<std::string> read_existing(int dir, const std::string& name, const
   return out;
 }
 
+// What writing file as name in dir would do; throws, as write_file does, for a foreign file,
+// a symlink or a file that is not regular.
+WriteResult planned_result(int dir, const std::string& name, const std::string& full,
+                           const RenderedFile& file)
+{
+  const auto existing = read_existing(dir, name, full);
+  if (!existing) {
+    return WriteResult::created;
+  }
+  if (existing->compare(0, std::strlen(k_marker), k_marker) != 0) {
+    throw EnvironmentError(full +
+                           " exists and was not written by ibsetup; leaving it alone "
+                           "(move it away to let ibsetup manage it)");
+  }
+  if (*existing == file.content) {
+    struct stat st {};
+    // Run as root (kickstart, apply --offline), a file some other user rendered earlier is
+    // not "unchanged": NetworkManager ignores keyfiles that root does not own.
+    if (fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        (st.st_mode & 07777) == file.mode &&
+        (geteuid() != 0 || (st.st_uid == 0 && st.st_gid == 0))) {
+      return WriteResult::unchanged;
+    }
+  }
+  return WriteResult::updated;
+}
+
 }  // namespace
+
+WriteResult check_file(const std::string& root, const RenderedFile& file)
+{
+  const auto slash = file.path.rfind('/');
+  const std::string rel_dir = slash == std::string::npos ? "" : file.path.substr(0, slash);
+  const std::string name = slash == std::string::npos ? file.path : file.path.substr(slash + 1);
+  const Fd dir = open_dirs(root, rel_dir, false);
+  if (dir.get() < 0) {
+    return WriteResult::created;  // a directory on the way is missing: so is the file
+  }
+  return planned_result(dir.get(), name, root + "/" + file.path, file);
+}
 
 bool remove_file(const std::string& root, const std::string& path)
 {
@@ -156,23 +195,9 @@ WriteResult write_file(const std::string& root, const RenderedFile& file)
   const std::string name = slash == std::string::npos ? file.path : file.path.substr(slash + 1);
   const std::string full = root + "/" + file.path;
   const Fd dir = open_dirs(root, rel_dir);
-  const auto existing = read_existing(dir.get(), name, full);
-  if (existing) {
-    if (existing->compare(0, std::strlen(k_marker), k_marker) != 0) {
-      throw EnvironmentError(full +
-                             " exists and was not written by ibsetup; leaving it alone "
-                             "(move it away to let ibsetup manage it)");
-    }
-    if (*existing == file.content) {
-      struct stat st {};
-      // Run as root (kickstart, apply --offline), a file some other user rendered earlier is
-      // not "unchanged": NetworkManager ignores keyfiles that root does not own.
-      if (fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-          (st.st_mode & 07777) == file.mode &&
-          (geteuid() != 0 || (st.st_uid == 0 && st.st_gid == 0))) {
-        return WriteResult::unchanged;
-      }
-    }
+  const WriteResult result = planned_result(dir.get(), name, full, file);
+  if (result == WriteResult::unchanged) {
+    return result;
   }
   const std::string tmp = "." + name + ".ibsetup-tmp";
   unlinkat(dir.get(), tmp.c_str(), 0);
@@ -207,7 +232,7 @@ WriteResult write_file(const std::string& root, const RenderedFile& file)
     fail("cannot rename into " + full);
   }
   fsync(dir.get());
-  return existing ? WriteResult::updated : WriteResult::created;
+  return result;
 }
 
 }  // namespace ibsetup::render

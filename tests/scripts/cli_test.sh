@@ -24,7 +24,7 @@ check help 0 'Exit codes:' -- --help
 check no-subcommand 2 'Usage' --
 check bad-option 2 'not expected|unknown|The following arguments' -- validate --frobnicate x
 check validate-ok 0 'ok: 3 groups, 581 hosts' -- validate "$src/profiles/cluster-512.yaml"
-check validate-missing 3 '^ibsetup: error: /nonexistent.yaml: cannot open the profile' -- validate /nonexistent.yaml
+check validate-missing 4 '^ibsetup: error: /nonexistent.yaml: cannot open the profile' -- validate /nonexistent.yaml
 check validate-bad 3 'unknown-key.yaml:4:5: nodes\[0\].interfaec: unknown key' -- validate "$src/tests/data/profile/invalid/unknown-key.yaml"
 check validate-json-bad 3 '"ok":false' -- validate --json "$src/tests/data/profile/invalid/unknown-key.yaml"
 check validate-json-ok 0 '"ok":true,"groups":3' -- validate --json "$src/profiles/cluster-512.yaml"

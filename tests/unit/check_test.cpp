@@ -257,4 +257,16 @@ TEST(CheckSettings, DisabledBecomeSkipAndWarnOnlyBecomeWarnings)
   EXPECT_FALSE(check::is_check_id_or_group("port.speed"));
 }
 
+TEST(CheckReportText, SummaryCountsAgreeInNumber)
+{
+  check::Report one{"h",
+                    {{"port.rate", "a/1", check::Status::warn, "", "", "slow"},
+                     {"port.sm", "a/1", check::Status::pass, "", "", "sm"}}};
+  const std::string text = check::report_to_text(one);
+  EXPECT_NE(text.find("h: ok (1 passed, 1 warning, 0 failed, 0 skipped)"), std::string::npos)
+      << text;
+  one.checks[1].status = check::Status::warn;
+  EXPECT_NE(check::report_to_text(one).find("(0 passed, 2 warnings,"), std::string::npos);
+}
+
 }  // namespace

@@ -172,7 +172,7 @@ std::string load_error(const std::string& path)
 {
   try {
     load_profile(path);
-  } catch (const InputError& e) {
+  } catch (const Error& e) {
     return e.what();
   }
   return "accepted";
@@ -182,6 +182,13 @@ TEST(ProfileFile, MissingFile)
 {
   EXPECT_EQ("/nonexistent/cluster.yaml: cannot open the profile: No such file or directory",
             load_error("/nonexistent/cluster.yaml"));
+  // A missing file is an environment problem (exit 4), as the exit-code table says.
+  try {
+    load_profile("/nonexistent/cluster.yaml");
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(ExitCode::environment, e.code());
+  }
 }
 
 TEST(ProfileFile, Directory)

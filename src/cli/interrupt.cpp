@@ -1,0 +1,115 @@
+#include "cli/interrupt.hpp"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <iostream>
+
+namespace ibsetup::cli {
+
+namespace {
+
+std::atomic<int> g_signal{0};
+std::atomic<bool> g_output_closed{false};
+std::atomic<bool> g_told{false};
+
+extern "C" void on_signal(int sig)
+{
+  g_signal = sig;
+}
+
+constexpr int k_stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+struct sigaction g_old[sizeof k_stop_signals / sizeof k_stop_signals[0]];
+struct sigaction g_old_pipe;
+
+// A pipe or socket whose reader has gone reports POLLERR/POLLHUP on the writing end without
+// a write: this catches `apply --json | head`, which writes nothing until the end.
+bool stdout_closed()
+{
+  if (g_output_closed) {
+    return true;
+  }
+  pollfd p{STDOUT_FILENO, 0, 0};
+  if (!std::cout.good() || (poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0)) {
+    g_output_closed = true;
+  }
+  return g_output_closed;
+}
+
+const char* signal_name(int sig)
+{
+  switch (sig) {
+  case SIGINT:
+    return "SIGINT";
+  case SIGTERM:
+    return "SIGTERM";
+  case SIGHUP:
+    return "SIGHUP";
+  default:
+    return "a signal";
+  }
+}
+
+}  // namespace
+
+InterruptGuard::InterruptGuard()
+{
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  for (size_t i = 0; i < sizeof k_stop_signals / sizeof k_stop_signals[0]; ++i) {
+    // A signal ignored on entry stays ignored: `nohup ibsetup apply` means SIGHUP must not
+    // stop it, and a shell's background jobs ignore SIGINT.
+    sigaction(k_stop_signals[i], nullptr, &g_old[i]);
+    if (g_old[i].sa_handler != SIG_IGN) {
+      sigaction(k_stop_signals[i], &sa, nullptr);
+    }
+  }
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGPIPE, &ignore, &g_old_pipe);
+}
+
+InterruptGuard::~InterruptGuard()
+{
+  // Buffered output must meet the closed pipe while SIGPIPE is still ignored: flushed at
+  // exit, it would kill the process and replace the documented exit code with 141.
+  std::cout.flush();
+  for (size_t i = 0; i < sizeof k_stop_signals / sizeof k_stop_signals[0]; ++i) {
+    sigaction(k_stop_signals[i], &g_old[i], nullptr);
+  }
+  sigaction(SIGPIPE, &g_old_pipe, nullptr);
+}
+
+bool interrupted()
+{
+  const int sig = g_signal;
+  if (sig == 0 && !stdout_closed()) {
+    return false;
+  }
+  if (!g_told.exchange(true)) {
+    std::cerr << "ibsetup: "
+              << (sig != 0 ? std::string(signal_name(sig)) + " received"
+                           : std::string("standard output is closed"))
+              << ": stopping after the current step and rolling back\n";
+  }
+  return true;
+}
+
+void emit_report(const std::string& text)
+{
+  if (!stdout_closed()) {
+    std::cout << text << std::flush;
+    if (std::cout.good()) {
+      return;
+    }
+    g_output_closed = true;
+  }
+  std::cerr << "ibsetup: standard output is closed; the report follows here\n" << text;
+}
+
+}  // namespace ibsetup::cli

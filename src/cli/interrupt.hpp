@@ -1,0 +1,28 @@
+// How apply is interrupted: SIGINT, SIGTERM, SIGHUP (the ssh session dropped) and a standard
+// output nobody reads any more (`apply | head`) all stop it between steps, and it rolls back.
+#pragma once
+
+#include <string>
+
+namespace ibsetup::cli {
+
+// While alive: the signals above (unless ignored on entry, as under nohup) set a flag
+// instead of killing the process, and SIGPIPE is ignored so that a write to a closed pipe
+// fails with EPIPE instead. The destructor restores the previous dispositions.
+class InterruptGuard {
+public:
+  InterruptGuard();
+  ~InterruptGuard();
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+};
+
+// True once a signal arrived or standard output was found closed (a failed write, or a pipe
+// whose reader is gone). The first time, says why on stderr.
+bool interrupted();
+
+// Writes the final report to standard output; when that fails or output is closed, writes it
+// to stderr instead, so that it is never lost silently. Flushes while SIGPIPE is ignored.
+void emit_report(const std::string& text);
+
+}  // namespace ibsetup::cli

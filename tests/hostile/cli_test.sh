@@ -1,0 +1,119 @@
+#!/bin/bash
+# Issue 13 item 8: the command line is consistent where a sysadmin notices: exit codes agree
+# with the documented table, messages say what happened, and contradictory options are
+# usage errors.
+source "$(dirname "$0")/lib.sh" "$@"
+lab=$src/profiles/lab.yaml
+
+# A missing or unreadable profile is a missing file on this host: exit 4, as the table says.
+hostile missing-profile 4 "$tmp/nope.yaml: cannot open the profile: No such file or directory" \
+  -- validate "$tmp/nope.yaml"
+hostile missing-profile-json 4 '"ok":false' -- validate --json "$tmp/nope.yaml"
+hostile missing-profile-plan 4 'cannot open the profile' -- plan "$tmp/nope.yaml" --node lab01
+hostile missing-profile-apply 4 'cannot open the profile' -- \
+  apply "$tmp/nope.yaml" --node lab01 --dry-run
+hostile missing-profile-check 4 'cannot open the profile' -- check "$tmp/nope.yaml" --node lab01
+hostile missing-profile-render 4 'cannot open the profile' -- \
+  render "$tmp/nope.yaml" --node lab01 --root "$tmp"
+# An invalid one stays exit 3.
+printf 'version: 1\nnodes: [\n' >"$tmp/bad.yaml"
+hostile invalid-profile 3 'bad.yaml:' -- validate "$tmp/bad.yaml"
+
+# --node NAME that the profile lacks says so, and suggests a close host, not --node.
+hostile node-unknown 3 "--node lab1: host 'lab1' is not in any node group (lab[01-04]); did you mean 'lab01'?" \
+  -- show "$lab" --node lab1
+for cmd in plan apply check render firmware rdma-check; do
+  extra=()
+  [ "$cmd" = render ] && extra=(--root "$tmp")
+  [ "$cmd" = apply ] && extra=(--dry-run)
+  hostile "node-unknown-$cmd" 3 "--node nosuchhost: host 'nosuchhost' is not in any node group" \
+    -- "$cmd" "$lab" --node nosuchhost "${extra[@]}"
+  if grep -q 'pass --node' "$out"; then
+    bad "node-unknown-$cmd: still suggests --node"
+  fi
+done
+
+# A failed plan does not also say "no changes".
+mkdir -p "$tmp/sysfs/class/net" "$tmp/sysfs/class/infiniband"
+hostile plan-failed 3 'plan for lab01: 3 errors; nothing can be applied until it is fixed' -- \
+  plan "$lab" --node lab01 --sysfs-root "$tmp/sysfs" --no-firmware
+if grep -q 'no changes' "$out"; then
+  bad "plan-failed: also prints 'no changes'"
+fi
+
+# --json is --format json: with another --format it is a usage error.
+hostile json-format-text 2 '--json and --format text disagree' -- \
+  check "$lab" --node lab01 --json --format text
+hostile json-format-nhc 2 '--json and --format nhc disagree' -- \
+  check "$lab" --node lab01 --format nhc --json
+
+# An unknown subcommand is a usage error, with or without --help.
+hostile unknown-subcommand-help 2 "'partitionz' is not a subcommand" -- partitionz --help
+if grep -q 'Exit codes:' "$out"; then
+  bad "unknown-subcommand-help: printed the main help"
+fi
+hostile unknown-subcommand 2 "'partitionz' is not a subcommand" -- partitionz
+hostile unknown-subcommand-typo 2 "did you mean 'validate'?" -- validat "$lab"
+hostile unknown-subcommand-control 2 'the first argument is not a subcommand' -- \
+  "$(printf 'x\033[2J')" --help
+hostile help-still-works 0 'Exit codes:' -- --help
+hostile subcommand-help-still-works 0 '--peer-timeout-ms' -- check --help
+
+# The CLI and the profile agree on the peer timeout range (1 to 600000 ms).
+hostile peer-timeout-range 2 '--peer-timeout-ms must be 1 to 600000' -- \
+  check "$lab" --node lab01 --peer-timeout-ms 600001
+printf 'version: 1\nnodes:\n  - hosts: "n1"\n    interfaces: [{name: ib0}]\n    checks: {peer_timeout_ms: 600001}\n' \
+  >"$tmp/peer.yaml"
+hostile peer-timeout-range-profile 3 'peer.yaml:5:31' -- validate "$tmp/peer.yaml"
+
+# The backend line names its reason once: "backend netlink: asked for with --backend" (the
+# plan then fails here: this machine has no lab01 interfaces).
+hostile backend-reason 3 'ibsetup: backend netlink: asked for with --backend' -- \
+  apply "$lab" --node lab01 --backend netlink --dry-run --no-firmware --lock-file "$tmp/lock"
+if grep -q 'backend netlink: --backend' "$out"; then
+  bad "backend-reason: still 'backend netlink: --backend netlink'"
+fi
+
+# apply --offline --dry-run (and render --dry-run) write nothing: the root stays byte for byte
+# as it was (names, sizes, modes, mtimes, contents), and the output says what would happen.
+tree() { (cd "$1" && find . -printf '%p %s %m %T@\n' | sort && find . -type f -exec md5sum {} + | sort); }
+root=$tmp/root
+mkdir -p "$root"
+before=$(tree "$root")
+kf=etc/NetworkManager/system-connections/ibsetup-ib0.nmconnection
+hostile offline-dry-run-empty 0 "would create  $root/$kf" -- \
+  apply "$lab" --node lab01 --offline --dry-run --root "$root"
+grep -qF 'interface-name=ib0' "$out" || bad "offline-dry-run-empty: the content is not shown"
+[ "$(tree "$root")" = "$before" ] && ok "offline-dry-run-empty: root unchanged" ||
+  bad "offline-dry-run-empty: the root changed: $(ls -AR "$root" | head -5 | tr '\n' ' ')"
+hostile offline-dry-run-json 0 '"dry_run":true,"files":[{"path":"'"$kf"'","result":"would create","content":"# Managed by ibsetup' -- \
+  apply "$lab" --node lab01 --offline --dry-run --json --root "$root"
+hostile render-dry-run-ifcfg 0 "would create  $root/etc/sysconfig/network-scripts/ifcfg-ib0" -- \
+  render "$lab" --node lab01 --format ifcfg --templates "$src/templates" --dry-run --root "$root"
+hostile render-dry-run-hosts 0 "would create  $root/etc/hosts.ibsetup" -- \
+  render "$lab" --format hosts --dry-run --root "$root"
+[ "$(tree "$root")" = "$before" ] && ok "render-dry-run: root unchanged" ||
+  bad "render-dry-run: the root changed"
+hostile offline-render 0 "created  $root/$kf" -- apply "$lab" --node lab01 --offline --root "$root"
+before=$(tree "$root")
+sleep 0.01
+hostile offline-dry-run-unchanged 0 "unchanged  $root/$kf" -- \
+  apply "$lab" --node lab01 --offline --dry-run --root "$root"
+grep -qF 'interface-name=ib0' "$out" && bad "offline-dry-run-unchanged: shows unchanged content"
+echo '# edited by hand' >>"$root/$kf"
+before=$(tree "$root")
+hostile offline-dry-run-update 0 "would update  $root/$kf" -- \
+  apply "$lab" --node lab01 --offline --dry-run --root "$root"
+[ "$(tree "$root")" = "$before" ] && ok "offline-dry-run-update: root unchanged" ||
+  bad "offline-dry-run-update: the root changed"
+# It refuses what the write would refuse: a file ibsetup did not write, a symlinked directory.
+printf 'foreign\n' >"$root/$kf"
+hostile offline-dry-run-foreign 4 'was not written by ibsetup; leaving it alone' -- \
+  apply "$lab" --node lab01 --offline --dry-run --root "$root"
+mkdir -p "$tmp/root2/etc"
+ln -s "$outside" "$tmp/root2/etc/NetworkManager"
+hostile offline-dry-run-symlink 4 'is a symlink or not a directory' -- \
+  apply "$lab" --node lab01 --offline --dry-run --root "$tmp/root2"
+
+# "1 warnings" in check's summary line: tests/unit/check_test.cpp (CheckReportText).
+finish

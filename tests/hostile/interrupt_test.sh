@@ -1,0 +1,135 @@
+#!/bin/bash
+# Issue 13 items 6 and 8: an interrupted apply is never half-done. In a fresh network namespace
+# (veth pairs named like IPoIB interfaces, as tests/scripts/netns_apply_test.sh does), apply
+# runs with a pause between steps and is interrupted mid-way by SIGHUP, SIGTERM, or a reader
+# that closes its standard output; each time it exits 7 and `ip -d -j addr` / `ip -d -j link`
+# are byte-for-byte what they were before. Also: the hint for an interface with IPv6 disabled.
+# Needs root (namespaces); exits 77 otherwise.
+source "$(dirname "$0")/lib.sh" "$@"
+if [ "$(id -u)" != 0 ]; then
+  echo "interrupt: skipped: needs root"
+  trap - EXIT
+  rm -rf "$tmp"
+  exit 77
+fi
+ns="ibint$$"
+cleanup_hooks+=("ip netns del $ns 2>/dev/null")
+
+fresh() { # ib0 <-> ib9 and ib1 <-> ib8, all down, no addresses
+  ip netns del "$ns" 2>/dev/null
+  ip netns add "$ns"
+  ip -n "$ns" link add ib0 type veth peer name ib9
+  ip -n "$ns" link add ib1 type veth peer name ib8
+}
+snapshot() { echo "$(ip -n "$ns" -d -j addr show)$(ip -n "$ns" -d -j link show)"; }
+
+cat >"$tmp/cluster.yaml" <<'YAML'
+version: 1
+nodes:
+  - hosts: "n[1-2]"
+    interfaces:
+      - {name: ib0, mtu: 2044, ipv4: 10.77.0.0/24}
+      - {name: ib1, mtu: 4092, ipv4: 10.78.0.0/24, ipv6: "fd00:78::/64"}
+YAML
+apply_args=(apply "$tmp/cluster.yaml" --node n1 --backend netlink --no-firmware
+  --lock-file "$tmp/lock")
+
+# judge NAME WANT_CODE 'FIXED STRING' BEFORE: the exit code, the message, no raw control
+# character, and the namespace's state back to BEFORE.
+judge() {
+  local name=$1 want=$2 text=$3 before=$4 after
+  after=$(snapshot)
+  if [ "$code" != "$want" ]; then
+    bad "$name: exit $code, want $want; output:"
+    head -c 2000 "$out" | cat -v | head -20
+  elif ! grep -qF -- "$text" "$out"; then
+    bad "$name: output lacks: $text; output:"
+    head -c 2000 "$out" | cat -v | head -20
+  elif [ "$(control_chars "$out")" != 0 ]; then
+    bad "$name: raw control characters in the output"
+  elif [ "$after" != "$before" ]; then
+    bad "$name: the state differs from before the apply"
+    diff <(echo "$before" | tr ',' '\n') <(echo "$after" | tr ',' '\n') | head -20
+  else
+    ok "$name"
+  fi
+}
+
+# interrupt_with NAME SIGNAL: SIGNAL after the first step is done.
+interrupt_with() {
+  local name=$1 sig=$2 before pid
+  fresh
+  before=$(snapshot)
+  out=$tmp/$name.out
+  IBSETUP_STEP_DELAY_MS=400 ip netns exec "$ns" "$bin" "${apply_args[@]}" >"$out" 2>&1 &
+  pid=$!
+  for _ in $(seq 100); do grep -q "  ok" "$out" && break; sleep 0.1; done
+  kill "-$sig" "$pid"
+  wait "$pid"
+  code=$?
+  judge "$name" 7 "$sig received: stopping after the current step and rolling back" "$before"
+  grep -q "rolled back" "$out" || bad "$name: no rollback reported"
+}
+interrupt_with sighup HUP
+interrupt_with sigterm TERM
+# nohup: SIGHUP ignored on entry stays ignored, and the apply completes.
+fresh
+out=$tmp/nohup.out
+IBSETUP_STEP_DELAY_MS=300 ip netns exec "$ns" nohup "$bin" "${apply_args[@]}" >"$out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q "  ok" "$out" && break; sleep 0.1; done
+kill -HUP "$pid"
+wait "$pid"
+code=$?
+if [ "$code" = 0 ] && grep -q 'changes applied and verified' "$out"; then
+  ok "nohup-keeps-sighup-ignored"
+else
+  bad "nohup-keeps-sighup-ignored: exit $code"
+  head -20 "$out"
+fi
+
+# A reader that stops reading: `apply | head -c 1`. The next progress line meets EPIPE, apply
+# stops there and rolls back; the messages go on to stderr.
+fresh
+before=$(snapshot)
+out=$tmp/head.out
+IBSETUP_STEP_DELAY_MS=300 timeout 60 ip netns exec "$ns" "$bin" "${apply_args[@]}" 2>"$out" |
+  head -c 1 >/dev/null
+code=${PIPESTATUS[0]}
+judge stdout-closed-head 7 "standard output is closed: stopping after the current step" "$before"
+grep -q "rolled back" "$out" || bad "stdout-closed-head: no rollback reported on stderr"
+
+# --json writes nothing until the end: a reader that is gone before the first step is found
+# by polling, nothing is changed, and the JSON report goes to stderr instead of being lost.
+fresh
+before=$(snapshot)
+out=$tmp/json.out
+IBSETUP_STEP_DELAY_MS=300 timeout 60 ip netns exec "$ns" "$bin" "${apply_args[@]}" --json \
+  2>"$out" | true
+code=${PIPESTATUS[0]}
+judge stdout-closed-json 7 '"ok":false' "$before"
+grep -qF 'standard output is closed; the report follows here' "$out" ||
+  bad "stdout-closed-json: the report is not on stderr"
+
+# Uninterrupted, the same apply completes (the cases above were interrupted, not broken).
+fresh
+out=$tmp/full.out
+ip netns exec "$ns" "$bin" "${apply_args[@]}" >"$out" 2>&1
+code=$?
+if [ "$code" = 0 ] && grep -q 'changes applied and verified' "$out"; then
+  ok "uninterrupted-apply"
+else
+  bad "uninterrupted-apply: exit $code"
+  head -20 "$out"
+fi
+
+# IPv6 disabled on an interface: the kernel's bare "Permission denied" gets a hint naming the
+# sysctl, and everything is rolled back.
+fresh
+ip netns exec "$ns" sysctl -q -w net.ipv6.conf.ib1.disable_ipv6=1
+before=$(snapshot)
+out=$tmp/ipv6.out
+ip netns exec "$ns" "$bin" "${apply_args[@]}" >"$out" 2>&1
+code=$?
+judge ipv6-disabled 7 "ib1: add fd00:78::1/64: the kernel refused: Permission denied (IPv6 is disabled on ib1: sysctl net.ipv6.conf.ib1.disable_ipv6 is 1; set it to 0 or declare no ipv6 for ib1)" "$before"
+finish
