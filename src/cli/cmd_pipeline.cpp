@@ -12,8 +12,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
+#include <thread>
 
 namespace ibsetup::cli {
 
@@ -178,7 +181,16 @@ int PipelineCommands::apply()
     if (const int code = apply_firmware_step(d.node, m_firmware, false, m_quiet, m_json)) {
       return code;
     }
-    return apply_with_networkmanager(d.profile.cluster, d.node, flags, interrupted);
+    std::function<bool()> stop = interrupted;
+    if (const char* delay = std::getenv("IBSETUP_STEP_DELAY_MS")) {
+      // The NetworkManager backend asks before each step: a pause there spaces its steps.
+      const int ms = std::atoi(delay);
+      stop = [ms] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        return interrupted();
+      };
+    }
+    return apply_with_networkmanager(d.profile.cluster, d.node, flags, stop);
   }
   const plan::Options plan_options{m_prune || d.node.prune};
   if (m_dry_run) {

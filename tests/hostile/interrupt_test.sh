@@ -132,4 +132,47 @@ out=$tmp/ipv6.out
 ip netns exec "$ns" "$bin" "${apply_args[@]}" >"$out" 2>&1
 code=$?
 judge ipv6-disabled 7 "ib1: add fd00:78::1/64: the kernel refused: Permission denied (IPv6 is disabled on ib1: sysctl net.ipv6.conf.ib1.disable_ipv6 is 1; set it to 0 or declare no ipv6 for ib1)" "$before"
+# The NetworkManager backend, against a private NetworkManager (tests/nm/nm_harness.sh): SIGHUP
+# between steps rolls back through the checkpoint and ibsetup's journal; every profile and
+# keyfile is as before.
+if command -v NetworkManager >/dev/null && command -v nmcli >/dev/null &&
+  command -v dbus-daemon >/dev/null; then
+  # shellcheck source=../nm/nm_harness.sh
+  . "$src/tests/nm/nm_harness.sh"
+  cleanup_hooks=("nm_stop" "${cleanup_hooks[@]}")
+  nm_snapshot() {
+    local n
+    nmcli -t -f NAME connection show | sort | while read -r n; do
+      echo "== $n"
+      nmcli -t connection show "$n" | grep -v '^connection.timestamp:'
+    done
+    (cd "$tmp/nm-conns" && sha256sum -- * 2>/dev/null)
+  }
+  if nm_start "$tmp/nm-conns"; then
+    before=$(nm_snapshot)
+    out=$tmp/nm.out
+    IBSETUP_STEP_DELAY_MS=400 "$bin" apply "$src/tests/data/nm/site.yaml" --node nm01 \
+      --backend networkmanager --no-activate --lock-file "$tmp/lock" >"$out" 2>&1 &
+    pid=$!
+    for _ in $(seq 100); do grep -q "  + .* ok" "$out" && break; sleep 0.1; done
+    kill -HUP "$pid"
+    wait "$pid"
+    code=$?
+    after=$(nm_snapshot)
+    if [ "$code" != 7 ] || ! grep -qF 'SIGHUP received: stopping after the current step' "$out"; then
+      bad "nm-sighup: exit $code, want 7 with the SIGHUP message; output:"
+      head -20 "$out"
+    elif [ "$after" != "$before" ]; then
+      bad "nm-sighup: NetworkManager's profiles differ from before"
+      diff <(echo "$before") <(echo "$after") | head -20
+    else
+      ok "nm-sighup"
+    fi
+    nm_stop
+  else
+    bad "nm-sighup: the private NetworkManager did not start"
+  fi
+else
+  echo "skip nm-sighup: NetworkManager, nmcli or dbus-daemon missing"
+fi
 finish
