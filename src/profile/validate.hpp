@@ -26,6 +26,10 @@ void check_mtu(const Profile& profile, const InterfaceSpec& spec, const Interfac
 // and the MTU rule for every host override.
 void check_addresses(const Profile& profile, Diagnostics& diags);
 
+// One backend per node: the backends its interfaces ask for (through defaults, the group or a
+// host override) agree, auto aside. Reported once per group, at the second backend.
+void check_backends(const Profile& profile, Diagnostics& diags);
+
 // Why prefix cannot give host addresses (/0, or a loopback, multicast, link-local or
 // unspecified range: for a pool any overlap, for an exact address containment), or "".
 std::string unusable_range(const IpPrefix& prefix, bool pool);
