@@ -2,6 +2,7 @@
 
 #include "cli/cmd_firmware.hpp"
 #include "cli/commands.hpp"
+#include "cli/safe_output.hpp"
 
 #include <ibsetup/error.hpp>
 
@@ -42,6 +43,7 @@ See ibsetup(8) and ibsetup-profile(5).)";
 
 int run(int argc, char** argv)
 {
+  const SafeOutput safe_output;
   CLI::App app{"ibsetup: configure IP over InfiniBand on HPC nodes from one cluster profile",
                "ibsetup"};
   app.footer(k_footer);

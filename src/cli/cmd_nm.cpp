@@ -1,4 +1,5 @@
 #include "cli/nm_apply.hpp"
+#include "common/strings.hpp"
 
 #include <ibsetup/error.hpp>
 #include <ibsetup/nm.hpp>
@@ -19,18 +20,17 @@ int apply_with_networkmanager(const std::string& cluster, const profile::Resolve
   o.interrupted = interrupted;
   const bool text = !flags.json && !flags.quiet;
   if (text) {
-    o.progress = [](const std::string& line) { std::cout << line << std::endl; };
+    o.progress = [](const std::string& line) { std::cout << util::escape_text(line) << std::endl; };
     std::cout << (flags.dry_run ? "checking " : "applying ") << node.interfaces.size()
-              << " NetworkManager profiles on " << node.host
+              << " NetworkManager profiles on " << util::escape_text(node.host)
               << (flags.activate ? "" : " (store only, no activation)") << "\n";
   }
   const nm::Report report = nm::apply_node(node, cluster, o);
   if (!flags.quiet) {
     for (const auto& f : report.foreign) {
       std::cerr
-          << (f.saved.empty() ? "warning: " : "") << "profile '" << f.id << "' (" << f.uuid
-          << ") also claims "
-          << f.interface << (f.saved.empty() ? "; left alone (--adopt replaces it)" : "; adopted, saved to " + f.saved)
+          << (f.saved.empty() ? "warning: " : "") << "profile '" << util::escape_text(f.id)
+          << "' (" << util::escape_text(f.uuid) << ") also claims " << util::escape_text(f.interface) << (f.saved.empty() ? "; left alone (--adopt replaces it)" : "; adopted, saved to " + f.saved)
           << '\n';
     }
   }
@@ -38,19 +38,19 @@ int apply_with_networkmanager(const std::string& cluster, const profile::Resolve
     std::cout << nm::report_to_json(report);
   } else if (flags.dry_run) {
     for (const auto& line : report.done) {
-      std::cout << "  " << line << '\n';
+      std::cout << "  " << util::escape_text(line) << '\n';
     }
     if (!flags.quiet) {
-      std::cout << node.host << ": " << report.done.size() << " profiles to change, "
+      std::cout << util::escape_text(node.host) << ": " << report.done.size() << " profiles to change, "
                 << report.unchanged.size() << " unchanged (dry run, nothing sent)\n";
     }
   } else if (report.ok()) {
     if (!flags.quiet) {
-      std::cout << node.host << ": " << report.changes << " changes applied and verified ("
+      std::cout << util::escape_text(node.host) << ": " << report.changes << " changes applied and verified ("
                 << report.unchanged.size() << " profiles unchanged)\n";
     }
   } else {
-    std::cerr << "ibsetup: error: " << report.failure << "; "
+    std::cerr << "ibsetup: error: " << util::escape_text(report.failure) << "; "
               << (report.checkpoint.empty() ? "nothing was changed"
                                             : "rolled back through checkpoint " + report.checkpoint)
               << "\n";

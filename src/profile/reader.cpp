@@ -391,9 +391,8 @@ std::string interface_name_problem(const std::string& name)
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                     c == '_' || c == '.' || (c == '-' && i > 0);
     if (!ok) {
-      return "interface name '" + util::escape_text(name) + "' contains " +
-             util::describe_char(name, i) +
-             (c == '-' ? " first" : "") +
+      return "interface name '" + util::escape_text(name) + "' " +
+             (c == '-' ? "starts with " : "contains ") + util::describe_char(name, i) +
              "; names may hold only ASCII letters, digits, '_', '.' and '-' (not first)";
     }
   }

@@ -75,7 +75,7 @@ std::vector<Entry> collect(const YAML::Node& node, const std::string& path, Mark
     }
     e.key = kv.first.Scalar();
     if (const auto problem = text_problem(e.key); !problem.empty()) {
-      diags.error(e.key_mark, path, "key " + problem);
+      diags.error(e.key_mark, path, "in a key, " + problem);
       continue;
     }
     e.value = kv.second;
