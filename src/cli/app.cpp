@@ -4,6 +4,9 @@
 #include "cli/commands.hpp"
 #include "cli/safe_output.hpp"
 
+#include "common/strings.hpp"
+
+#include <ibsetup/diagnostics.hpp>
 #include <ibsetup/error.hpp>
 
 #include <CLI/CLI.hpp>
@@ -14,12 +17,12 @@ namespace ibsetup::cli {
 
 void print_error(const std::string& message)
 {
-  std::cerr << "ibsetup: error: " << message << '\n';
+  std::cerr << "ibsetup: error: " << util::escape_text(message) << '\n';
 }
 
 void print_warning(const std::string& message)
 {
-  std::cerr << "ibsetup: warning: " << message << '\n';
+  std::cerr << "ibsetup: warning: " << util::escape_text(message) << '\n';
 }
 
 namespace {
@@ -102,6 +105,10 @@ int run(int argc, char** argv)
       code = report_cmds.run();
     }
     return code;
+  } catch (const DiagnosticError& e) {
+    // One diagnostic per line, each escaped on its own (Diagnostic::format).
+    std::cerr << "ibsetup: error: " << e.what() << '\n';
+    return static_cast<int>(e.code());
   } catch (const Error& e) {
     print_error(e.what());
     return static_cast<int>(e.code());

@@ -1,5 +1,6 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "common/strings.hpp"
 
 #include <ibsetup/json.hpp>
 #include <ibsetup/profile.hpp>
@@ -84,7 +85,8 @@ int RenderCommands::render_offline(const std::string& file, const std::string& n
       j.begin_object().key("path").value(f.path).key("result").value(render::to_string(result));
       j.end_object();
     } else {
-      std::cout << render::to_string(result) << "  " << m_root << "/" << f.path << '\n';
+      std::cout << render::to_string(result) << "  " << util::escape_text(m_root + "/" + f.path)
+                << '\n';
     }
   }
   j.end_array().end_object();
