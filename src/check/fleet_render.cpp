@@ -65,8 +65,8 @@ void print_groups(std::ostream& out, const char* title, const std::vector<Failur
   std::vector<std::vector<std::string>> rows;
   rows.reserve(groups.size());
   for (const auto& g : groups) {
-    rows.push_back({hosts_count(g.hosts.size()), esc(fold_hostlist(g.hosts)), esc(g.id),
-                    esc(g.message)});
+    rows.push_back(
+        {hosts_count(g.hosts.size()), esc(fold_hostlist(g.hosts)), esc(g.id), esc(g.message)});
   }
   print_rows(out, rows);
 }

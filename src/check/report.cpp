@@ -133,8 +133,9 @@ std::string report_to_text(const Report& report)
     // Subjects and messages quote sysfs, netlink and peers: escaped, they stay on their row.
     row(to_string(r.status), r.id, util::escape_text(r.subject), util::escape_text(r.message));
   }
-  out << util::escape_text(report.host) << ": " << (report.ok() ? "ok" : "FAILED") << " (" << counts[0] << " passed, "
-      << counts[1] << " warnings, " << counts[2] << " failed, " << counts[3] << " skipped)\n";
+  out << util::escape_text(report.host) << ": " << (report.ok() ? "ok" : "FAILED") << " ("
+      << counts[0] << " passed, " << counts[1] << " warnings, " << counts[2] << " failed, "
+      << counts[3] << " skipped)\n";
   return out.str();
 }
 

@@ -28,10 +28,12 @@ int apply_with_networkmanager(const std::string& cluster, const profile::Resolve
   const nm::Report report = nm::apply_node(node, cluster, o);
   if (!flags.quiet) {
     for (const auto& f : report.foreign) {
-      std::cerr
-          << (f.saved.empty() ? "warning: " : "") << "profile '" << util::escape_text(f.id)
-          << "' (" << util::escape_text(f.uuid) << ") also claims " << util::escape_text(f.interface) << (f.saved.empty() ? "; left alone (--adopt replaces it)" : "; adopted, saved to " + f.saved)
-          << '\n';
+      std::cerr << (f.saved.empty() ? "warning: " : "") << "profile '" << util::escape_text(f.id)
+                << "' (" << util::escape_text(f.uuid) << ") also claims "
+                << util::escape_text(f.interface)
+                << (f.saved.empty() ? "; left alone (--adopt replaces it)"
+                                    : "; adopted, saved to " + f.saved)
+                << '\n';
     }
   }
   if (flags.json) {
@@ -41,13 +43,15 @@ int apply_with_networkmanager(const std::string& cluster, const profile::Resolve
       std::cout << "  " << util::escape_text(line) << '\n';
     }
     if (!flags.quiet) {
-      std::cout << util::escape_text(node.host) << ": " << report.done.size() << " profiles to change, "
-                << report.unchanged.size() << " unchanged (dry run, nothing sent)\n";
+      std::cout << util::escape_text(node.host) << ": " << report.done.size()
+                << " profiles to change, " << report.unchanged.size()
+                << " unchanged (dry run, nothing sent)\n";
     }
   } else if (report.ok()) {
     if (!flags.quiet) {
-      std::cout << util::escape_text(node.host) << ": " << report.changes << " changes applied and verified ("
-                << report.unchanged.size() << " profiles unchanged)\n";
+      std::cout << util::escape_text(node.host) << ": " << report.changes
+                << " changes applied and verified (" << report.unchanged.size()
+                << " profiles unchanged)\n";
     }
   } else {
     std::cerr << "ibsetup: error: " << util::escape_text(report.failure) << "; "

@@ -242,8 +242,8 @@ int PipelineCommands::apply()
     for (const auto& w : p.warnings) {
       std::cerr << "warning: " << util::escape_text(w) << '\n';
     }
-    std::cout << "applying " << p.actions.size() << " changes to "
-              << util::escape_text(d.node.host) << "\n";
+    std::cout << "applying " << p.actions.size() << " changes to " << util::escape_text(d.node.host)
+              << "\n";
   }
   const auto backend = apply::make_netlink_backend();
   apply::Options options;
@@ -271,8 +271,8 @@ int PipelineCommands::apply()
     for (const auto& line : report.not_converged) {
       std::cerr << "  not converged: " << util::escape_text(line) << '\n';
     }
-    std::cerr << "ibsetup: error: " << util::escape_text(report.failure) << "; rolled back " << report.rollback.size()
-              << " steps\n";
+    std::cerr << "ibsetup: error: " << util::escape_text(report.failure) << "; rolled back "
+              << report.rollback.size() << " steps\n";
   }
   return report.ok() ? 0 : static_cast<int>(ExitCode::apply_failed);
 }

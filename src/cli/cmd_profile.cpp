@@ -126,7 +126,8 @@ int ProfileCommands::validate()
     return ok ? 0 : static_cast<int>(ExitCode::bad_input);
   }
   if (!m_quiet) {
-    std::cout << util::escape_text(m_file) << ": ok: " << groups << (groups == 1 ? " group, " : " groups, ") << hosts
+    std::cout << util::escape_text(m_file) << ": ok: " << groups
+              << (groups == 1 ? " group, " : " groups, ") << hosts
               << (hosts == 1 ? " host, " : " hosts, ") << interfaces << " interfaces\n";
   }
   return 0;

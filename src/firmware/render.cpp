@@ -62,8 +62,7 @@ std::string to_text(const State& state, const Report* report)
   std::ostringstream s;
   if (!state.declared) {
     s << "firmware link types: the profile declares no link_type for "
-      << util::escape_text(state.host)
-      << "; nothing to do\n";
+      << util::escape_text(state.host) << "; nothing to do\n";
     return s.str();
   }
   const State& shown = report != nullptr ? report->state : state;
@@ -91,9 +90,9 @@ std::string to_text(const State& state, const Report* report)
   if (report != nullptr) {
     for (const auto& c : report->done) {
       s << "  set " << util::escape_text(c.device) << " port " << c.port << " ("
-        << util::escape_text(c.pci) << ") LINK_TYPE_P"
-        << (c.physical > 0 ? c.physical : c.port) << " " << (c.from ? mst_name(*c.from) : "?")
-        << " -> " << mst_name(c.to) << " (confirmed by a second query)\n";
+        << util::escape_text(c.pci) << ") LINK_TYPE_P" << (c.physical > 0 ? c.physical : c.port)
+        << " " << (c.from ? mst_name(*c.from) : "?") << " -> " << mst_name(c.to)
+        << " (confirmed by a second query)\n";
     }
     if (report->failure) {
       s << "  failed: " << util::escape_text(*report->failure) << '\n';

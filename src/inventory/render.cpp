@@ -198,7 +198,8 @@ std::string host_to_text(const Host& host)
       const bool bad = !p.state || *p.state != "ACTIVE" || (ib && p.sm_lid && *p.sm_lid == 0);
       out += std::string(bad ? "! " : "  ") + "port " + std::to_string(p.port) + "  " +
              opt(p.state) + "  " + opt(p.phys_state) + "  " + opt_num(p.rate_gbps) + " Gb/s (" +
-             opt(p.width) + (p.speed ? " " + esc(*p.speed) : std::string()) + ")  " + opt(p.link_layer);
+             opt(p.width) + (p.speed ? " " + esc(*p.speed) : std::string()) + ")  " +
+             opt(p.link_layer);
       if (ib) {
         out += "  LID " + opt_num(p.lid) + "  SM " + opt_num(p.sm_lid) +
                (p.sm_lid && *p.sm_lid == 0 ? " (no subnet manager)" : "");

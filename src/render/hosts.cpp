@@ -24,8 +24,8 @@ void check_host_name(const std::string& name, const std::string& pattern)
 {
   for (size_t i = 0; i < name.size(); ++i) {
     const char c = name[i];
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-          c == '.' || c == '-' || c == '_')) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+          c == '-' || c == '_')) {
       throw Error(ExitCode::usage, "--hosts-pattern '" + util::escape_text(pattern) +
                                        "' gives the host name '" + util::escape_text(name) +
                                        "', which contains " + util::describe_char(name, i) +

@@ -108,9 +108,10 @@ TEST(RenderEscape, PlaceholdersInsideQuotesAreRefused)
       render::fill_template(t, {{"V", "1"}}, "ifcfg-ib");
       FAIL() << t;
     } catch (const EnvironmentError& e) {
-      EXPECT_STREQ("template ifcfg-ib line 1: {{V}} is inside quotes; ibsetup quotes the values "
-                   "it fills in",
-                   e.what());
+      EXPECT_STREQ(
+          "template ifcfg-ib line 1: {{V}} is inside quotes; ibsetup quotes the values "
+          "it fills in",
+          e.what());
     }
   }
   // Quotes that are closed or escaped before the placeholder are fine.
@@ -168,7 +169,8 @@ TEST(RenderEscape, HostsPatternCannotAddALine)
   p.file = "/x/evil\n10.6.6.6 evil.yaml";
   const auto f = render::render_hosts(p, "");
   EXPECT_EQ(std::string::npos, f.content.find("\n10.6.6.6"));
-  EXPECT_NE(std::string::npos, f.content.find("# IPoIB addresses of every host in evil\\n10.6.6.6"));
+  EXPECT_NE(std::string::npos,
+            f.content.find("# IPoIB addresses of every host in evil\\n10.6.6.6"));
 }
 
 }  // namespace

@@ -57,7 +57,8 @@ TEST(Strings, EscapeTextShowsEveryControlCharacter)
   EXPECT_EQ("\\x07\\x1b[31mred", escape_text("\a\x1b[31mred"));
   EXPECT_EQ("x\\nfleet: ok\\r\\t", escape_text("x\nfleet: ok\r\t"));
   EXPECT_EQ("\\x7f", escape_text("\x7f"));
-  EXPECT_EQ("\\u0085\\u009b2J", escape_text("\xC2\x85\xC2\x9B" "2J"));
+  EXPECT_EQ("\\u0085\\u009b2J", escape_text("\xC2\x85\xC2\x9B"
+                                            "2J"));
   // Kept for whole formatted output: newlines and tabs only.
   EXPECT_EQ("a\n\tb\\x1b", escape_text("a\n\tb\x1b", true));
 }
