@@ -24,10 +24,8 @@ bool inside_quotes(const std::string& line, size_t end)
   char open = 0;
   for (size_t i = 0; i < end; ++i) {
     const char c = line[i];
-    if (open == 0 && c == '\\') {
-      ++i;
-    } else if (open == '"' && c == '\\') {
-      ++i;
+    if (open != '\'' && c == '\\') {
+      ++i;  // an escaped character, outside quotes or in double quotes
     } else if (open == 0 && (c == '\'' || c == '"')) {
       open = c;
     } else if (c == open) {
