@@ -206,6 +206,16 @@ std::string escape_text(std::string_view s, bool keep_lines)
   out.reserve(s.size());
   char buf[12];
   for (size_t i = 0; i < s.size();) {
+    // Printable ASCII, nearly all of any output, is copied a run at a time.
+    size_t run = i;
+    while (run < s.size() && s[run] >= 0x20 && s[run] < 0x7f) {
+      ++run;
+    }
+    if (run > i) {
+      out.append(s.substr(i, run - i));
+      i = run;
+      continue;
+    }
     const size_t n = utf8_length(s, i);
     if (n == 0) {
       std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(s[i]));
