@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ibsetup::render {
@@ -60,13 +61,24 @@ std::vector<RenderedFile> render_ifcfg(const profile::ResolvedNode& node,
 
 // An /etc/hosts fragment mapping every host of the cluster to its IPoIB addresses. pattern
 // names each entry: "{host}" and "{if}" are replaced ("{host}-ib" by default, with "-{if}"
-// appended for interfaces after the first).
+// appended for interfaces after the first). Throws Error (usage) when a name the pattern gives
+// holds anything but ASCII letters, digits, '.', '-' and '_': a space, '#' or newline would
+// change what the hosts file says.
 RenderedFile render_hosts(const profile::Profile& profile, const std::string& pattern);
 
-// Replaces {{KEY}} placeholders; a line whose placeholders are not all set is dropped, so a
-// template can list optional keys. Lines starting with "##" are template comments.
+// Replaces {{KEY}} placeholders with shell_quote(value); a line whose placeholders are not all
+// set is dropped, so a template can list optional keys. Lines starting with "##" are template
+// comments. Throws EnvironmentError for a malformed placeholder and for one inside quotes (the
+// value is quoted already; quoted twice, it would no longer be literal).
 std::string fill_template(const std::string& text,
                           const std::vector<std::pair<std::string, std::string>>& values,
                           const std::string& name);
+
+// value as one word that bash (initscripts source ifcfg files) and NetworkManager's ifcfg-rh
+// reader (svUnescape) both read back exactly, with nothing expanded or run: bare when it only
+// holds characters neither treats specially (ib0, 192.168.1.2/24), in single quotes otherwise
+// ('\'' for a quote), and as $'...' with octal escapes when it holds control characters, so
+// a value never spans two lines.
+std::string shell_quote(std::string_view value);
 
 }  // namespace ibsetup::render

@@ -24,8 +24,9 @@ SlurmOutcome slurm_update(const Report& report, const std::string& node,
                           const std::string& scontrol,
                           std::chrono::milliseconds timeout = std::chrono::milliseconds(10000));
 
-// The drain reason for a failed report: "ibsetup: <message of the first failure>", on one line
-// and at most 256 bytes.
+// The drain reason for a failed report: "ibsetup: <message of the first failure>", on one line,
+// printable (other control characters and bytes that are not UTF-8 escaped as util::escape_text
+// does, so a NUL cannot cut it short) and at most 256 bytes, never splitting a UTF-8 character.
 std::string drain_reason(const Report& report);
 
 }  // namespace ibsetup::check

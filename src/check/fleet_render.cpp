@@ -3,12 +3,21 @@
 #include <ibsetup/hostlist.hpp>
 #include <ibsetup/json.hpp>
 
+#include "common/strings.hpp"
+
 #include <algorithm>
 #include <sstream>
 
 namespace ibsetup::check {
 
 namespace {
+
+// Everything in a fleet report but the counts comes from the hosts' output: escaped, no host
+// can print a line of its own (a fake "fleet: ok") or drive the terminal.
+std::string esc(const std::string& s)
+{
+  return util::escape_text(s);
+}
 
 std::string hosts_count(size_t n)
 {
@@ -56,7 +65,8 @@ void print_groups(std::ostream& out, const char* title, const std::vector<Failur
   std::vector<std::vector<std::string>> rows;
   rows.reserve(groups.size());
   for (const auto& g : groups) {
-    rows.push_back({hosts_count(g.hosts.size()), fold_hostlist(g.hosts), g.id, g.message});
+    rows.push_back(
+        {hosts_count(g.hosts.size()), esc(fold_hostlist(g.hosts)), esc(g.id), esc(g.message)});
   }
   print_rows(out, rows);
 }
@@ -70,7 +80,7 @@ void print_counts(std::ostream& out, const char* title, const std::vector<ValueC
   std::vector<std::vector<std::string>> rows;
   rows.reserve(counts.size());
   for (const auto& c : counts) {
-    rows.push_back({hosts_count(c.hosts.size()), fold_hostlist(c.hosts), c.value});
+    rows.push_back({hosts_count(c.hosts.size()), esc(fold_hostlist(c.hosts)), esc(c.value)});
   }
   print_rows(out, rows);
 }
@@ -82,13 +92,13 @@ void print_problems(std::ostream& out, const FleetSummary& s, Outcome outcome)
       continue;
     }
     if (outcome == Outcome::invalid) {
-      out << "  " << p.host << ": " << p.problem << '\n';
+      out << "  " << esc(p.host) << ": " << esc(p.problem) << '\n';
       for (const auto& line : p.lines) {
         out << "    " << json_quote(line) << '\n';
       }
     } else {
       for (const auto& line : p.lines) {
-        out << "  " << p.host << ": " << json_quote(line) << '\n';
+        out << "  " << esc(p.host) << ": " << json_quote(line) << '\n';
       }
     }
   }
@@ -143,15 +153,16 @@ std::string fleet_to_text(const FleetSummary& s)
   }
   if (!s.no_answer.empty()) {
     out << "did not answer (" << hosts_count(s.no_answer.size())
-        << "): " << fold_hostlist(s.no_answer) << '\n';
+        << "): " << esc(fold_hostlist(s.no_answer)) << '\n';
     print_problems(out, s, Outcome::no_answer);
   }
   if (!s.unexpected.empty()) {
     out << "not expected (" << hosts_count(s.unexpected.size())
-        << "): " << fold_hostlist(s.unexpected) << '\n';
+        << "): " << esc(fold_hostlist(s.unexpected)) << '\n';
   }
   if (!s.duplicated.empty()) {
-    out << "more than one result, the last one counted: " << fold_hostlist(s.duplicated) << '\n';
+    out << "more than one result, the last one counted: " << esc(fold_hostlist(s.duplicated))
+        << '\n';
   }
   print_counts(out, "firmware (hca.firmware)", s.firmware);
   print_counts(out, "port rates (port.rate)", s.rates);

@@ -2,6 +2,8 @@
 #include <ibsetup/check.hpp>
 #include <ibsetup/json.hpp>
 
+#include "common/strings.hpp"
+
 #include <algorithm>
 #include <sstream>
 
@@ -115,7 +117,7 @@ std::string report_to_text(const Report& report)
   size_t subject_w = 7;
   for (const auto& r : report.checks) {
     id_w = std::max(id_w, r.id.size());
-    subject_w = std::max(subject_w, r.subject.size());
+    subject_w = std::max(subject_w, util::escape_text(r.subject).size());
   }
   std::ostringstream out;
   size_t counts[4] = {0, 0, 0, 0};
@@ -128,11 +130,12 @@ std::string report_to_text(const Report& report)
   row("STATUS", "ID", "SUBJECT", "RESULT");
   for (const auto& r : report.checks) {
     ++counts[static_cast<int>(r.status)];
-    row(to_string(r.status), r.id, r.subject, r.message);
+    // Subjects and messages quote sysfs, netlink and peers: escaped, they stay on their row.
+    row(to_string(r.status), r.id, util::escape_text(r.subject), util::escape_text(r.message));
   }
-  out << report.host << ": " << (report.ok() ? "ok" : "FAILED") << " (" << counts[0] << " passed, "
-      << counts[1] << (counts[1] == 1 ? " warning, " : " warnings, ") << counts[2] << " failed, "
-      << counts[3] << " skipped)\n";
+  out << util::escape_text(report.host) << ": " << (report.ok() ? "ok" : "FAILED") << " ("
+      << counts[0] << " passed, " << counts[1] << (counts[1] == 1 ? " warning, " : " warnings, ")
+      << counts[2] << " failed, " << counts[3] << " skipped)\n";
   return out.str();
 }
 
@@ -141,9 +144,9 @@ std::string report_to_nhc(const Report& report)
   std::ostringstream out;
   for (const auto& r : report.checks) {
     if (r.status == Status::fail) {
-      out << "ERROR:  ibsetup:  Health check failed:  " << r.message << '\n';
+      out << "ERROR:  ibsetup:  Health check failed:  " << util::escape_text(r.message) << '\n';
     } else if (r.status == Status::warn) {
-      out << "WARNING:  ibsetup:  " << r.message << '\n';
+      out << "WARNING:  ibsetup:  " << util::escape_text(r.message) << '\n';
     }
   }
   return out.str();

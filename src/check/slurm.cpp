@@ -2,6 +2,8 @@
 #include <ibsetup/process.hpp>
 #include <ibsetup/slurm.hpp>
 
+#include "common/strings.hpp"
+
 #include <sstream>
 
 namespace ibsetup::check {
@@ -53,12 +55,15 @@ std::string field(const std::string& text, const std::string& key)
 std::string drain_reason(const Report& report)
 {
   const Result* f = report.first_failure();
-  std::string reason = "ibsetup: " + (f != nullptr ? f->message : std::string("check failed"));
-  for (char& c : reason) {
+  std::string message = f != nullptr ? f->message : std::string("check failed");
+  for (char& c : message) {
     if (c == '\n' || c == '\r' || c == '\t') {
       c = ' ';
     }
   }
+  // The message may quote sysfs or a peer: any other control character (a NUL would end the
+  // argv string early, silently) or byte that is not UTF-8 is written as an escape.
+  std::string reason = "ibsetup: " + util::escape_text(message);
   if (reason.size() > 256) {
     size_t cut = 253;
     while (cut > 0 && (static_cast<unsigned char>(reason[cut]) & 0xC0U) == 0x80U) {

@@ -2,9 +2,11 @@
 
 #include "cli/cmd_firmware.hpp"
 #include "cli/commands.hpp"
+#include "cli/safe_output.hpp"
 
 #include "common/strings.hpp"
 
+#include <ibsetup/diagnostics.hpp>
 #include <ibsetup/error.hpp>
 #include <ibsetup/profile.hpp>
 
@@ -19,12 +21,12 @@ namespace ibsetup::cli {
 
 void print_error(const std::string& message)
 {
-  std::cerr << "ibsetup: error: " << message << '\n';
+  std::cerr << "ibsetup: error: " << util::escape_text(message) << '\n';
 }
 
 void print_warning(const std::string& message)
 {
-  std::cerr << "ibsetup: warning: " << message << '\n';
+  std::cerr << "ibsetup: warning: " << util::escape_text(message) << '\n';
 }
 
 profile::ResolvedNode resolve_node_arg(const profile::Profile& profile,
@@ -112,6 +114,7 @@ int refuse_unknown_subcommand(const CLI::App& app, int argc, char** argv)
 
 int run(int argc, char** argv)
 {
+  const SafeOutput safe_output;
   CLI::App app{"ibsetup: configure IP over InfiniBand on HPC nodes from one cluster profile",
                "ibsetup"};
   app.footer(k_footer);
@@ -173,6 +176,10 @@ int run(int argc, char** argv)
       code = report_cmds.run();
     }
     return code;
+  } catch (const DiagnosticError& e) {
+    // One diagnostic per line, each escaped on its own (Diagnostic::format).
+    std::cerr << "ibsetup: error: " << e.what() << '\n';
+    return static_cast<int>(e.code());
   } catch (const Error& e) {
     print_error(e.what());
     return static_cast<int>(e.code());

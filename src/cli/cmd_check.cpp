@@ -1,5 +1,6 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "common/strings.hpp"
 
 #include <ibsetup/check.hpp>
 #include <ibsetup/error.hpp>
@@ -229,7 +230,8 @@ int CheckCommands::check()
       // A hung check is a node to take out of service, like a failed one.
       const auto slurm = check::slurm_update(r, slurm_node, m_scontrol, std::chrono::seconds(5));
       std::cerr << "ibsetup: "
-                << (slurm.error.empty() ? "slurm: " + slurm.action : "error: slurm: " + slurm.error)
+                << util::escape_text(slurm.error.empty() ? "slurm: " + slurm.action
+                                                         : "error: slurm: " + slurm.error)
                 << '\n';
     }
   });
@@ -298,10 +300,10 @@ int CheckCommands::check()
         static_cast<int64_t>(std::max(2000.0, std::min(10000.0, left_ms()))));
     const auto slurm = check::slurm_update(report, slurm_node, m_scontrol, timeout);
     if (!slurm.error.empty()) {
-      std::cerr << "ibsetup: error: slurm: " << slurm.error << '\n';
+      std::cerr << "ibsetup: error: slurm: " << util::escape_text(slurm.error) << '\n';
       return static_cast<int>(report.ok() ? ExitCode::environment : ExitCode::check_failed);
     }
-    std::cerr << "ibsetup: slurm: " << slurm.action << '\n';
+    std::cerr << "ibsetup: slurm: " << util::escape_text(slurm.action) << '\n';
   }
   return report.ok() ? 0 : static_cast<int>(ExitCode::check_failed);
 }

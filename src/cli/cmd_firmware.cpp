@@ -1,4 +1,5 @@
 #include "cli/cmd_firmware.hpp"
+#include "common/strings.hpp"
 
 #include "cli/app.hpp"
 
@@ -128,7 +129,7 @@ bool plan_firmware_section(const profile::ResolvedNode& node, const inventory::H
     state = firmware::query_state(node, host, tool.get());
   } catch (const Error& e) {
     if (!json) {
-      std::cout << "firmware link types: not known: " << e.what() << '\n';
+      std::cout << "firmware link types: not known: " << util::escape_text(e.what()) << '\n';
     }
     return false;
   }

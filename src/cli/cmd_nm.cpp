@@ -1,4 +1,5 @@
 #include "cli/nm_apply.hpp"
+#include "common/strings.hpp"
 
 #include "cli/interrupt.hpp"
 
@@ -21,39 +22,41 @@ int apply_with_networkmanager(const std::string& cluster, const profile::Resolve
   o.interrupted = interrupted;
   const bool text = !flags.json && !flags.quiet;
   if (text) {
-    o.progress = [](const std::string& line) { std::cout << line << std::endl; };
+    o.progress = [](const std::string& line) { std::cout << util::escape_text(line) << std::endl; };
     std::cout << (flags.dry_run ? "checking " : "applying ") << node.interfaces.size()
-              << " NetworkManager profiles on " << node.host
+              << " NetworkManager profiles on " << util::escape_text(node.host)
               << (flags.activate ? "" : " (store only, no activation)") << "\n";
   }
   const nm::Report report = nm::apply_node(node, cluster, o);
   if (!flags.quiet) {
     for (const auto& f : report.foreign) {
-      std::cerr
-          << (f.saved.empty() ? "warning: " : "") << "profile '" << f.id << "' (" << f.uuid
-          << ") also claims "
-          << f.interface << (f.saved.empty() ? "; left alone (--adopt replaces it)" : "; adopted, saved to " + f.saved)
-          << '\n';
+      std::cerr << (f.saved.empty() ? "warning: " : "") << "profile '" << util::escape_text(f.id)
+                << "' (" << util::escape_text(f.uuid) << ") also claims "
+                << util::escape_text(f.interface)
+                << (f.saved.empty() ? "; left alone (--adopt replaces it)"
+                                    : "; adopted, saved to " + f.saved)
+                << '\n';
     }
   }
   if (flags.json) {
     emit_report(nm::report_to_json(report));
   } else if (flags.dry_run) {
     for (const auto& line : report.done) {
-      std::cout << "  " << line << '\n';
+      std::cout << "  " << util::escape_text(line) << '\n';
     }
     if (!flags.quiet) {
-      std::cout << node.host << ": " << report.done.size() << " profiles to change, "
-                << report.unchanged.size() << " unchanged (dry run, nothing sent)\n";
+      std::cout << util::escape_text(node.host) << ": " << report.done.size()
+                << " profiles to change, " << report.unchanged.size()
+                << " unchanged (dry run, nothing sent)\n";
     }
   } else if (report.ok()) {
     if (!flags.quiet) {
-      emit_report(node.host + ": " + std::to_string(report.changes) +
+      emit_report(util::escape_text(node.host) + ": " + std::to_string(report.changes) +
                   " changes applied and verified (" + std::to_string(report.unchanged.size()) +
                   " profiles unchanged)\n");
     }
   } else {
-    std::cerr << "ibsetup: error: " << report.failure << "; "
+    std::cerr << "ibsetup: error: " << util::escape_text(report.failure) << "; "
               << (report.checkpoint.empty() ? "nothing was changed"
                                             : "rolled back through checkpoint " + report.checkpoint)
               << "\n";

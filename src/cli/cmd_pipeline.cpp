@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/nm_apply.hpp"
+#include "common/strings.hpp"
 
 #include <ibsetup/apply.hpp>
 #include <ibsetup/inventory.hpp>
@@ -200,7 +201,7 @@ int PipelineCommands::apply()
     if (!m_json && !p.actions.empty()) {
       std::cout << "netlink requests (dry run, nothing sent):\n";
       for (const auto& a : p.actions) {
-        std::cout << "  " << apply::describe_request(a) << '\n';
+        std::cout << "  " << util::escape_text(apply::describe_request(a)) << '\n';
       }
     }
     return p.errors.empty() ? 0 : static_cast<int>(ExitCode::bad_input);
@@ -219,9 +220,10 @@ int PipelineCommands::apply()
   }
   if (!m_quiet && !m_json) {
     for (const auto& w : p.warnings) {
-      std::cerr << "warning: " << w << '\n';
+      std::cerr << "warning: " << util::escape_text(w) << '\n';
     }
-    std::cout << "applying " << p.actions.size() << " changes to " << d.node.host << "\n";
+    std::cout << "applying " << p.actions.size() << " changes to " << util::escape_text(d.node.host)
+              << "\n";
   }
   const auto backend = apply::make_netlink_backend();
   apply::Options options;
@@ -230,7 +232,9 @@ int PipelineCommands::apply()
     options.step_delay_ms = std::atoi(delay);
   }
   if (!m_quiet && !m_json) {
-    options.progress = [](const std::string& line) { std::cout << line << std::endl; };
+    options.progress = [](const std::string& line) {
+      std::cout << util::escape_text(line) << std::endl;
+    };
   }
   const auto replan = [&] {
     return plan::make_plan(d.node, observe(d.node, "/sys"), plan_options);
@@ -240,15 +244,15 @@ int PipelineCommands::apply()
     emit_report(apply::report_to_json(report));
   } else if (report.ok()) {
     if (!m_quiet) {
-      emit_report(d.node.host + ": " + std::to_string(report.changes) +
+      emit_report(util::escape_text(d.node.host) + ": " + std::to_string(report.changes) +
                   " changes applied and verified\n");
     }
   } else {
     for (const auto& line : report.not_converged) {
-      std::cerr << "  not converged: " << line << '\n';
+      std::cerr << "  not converged: " << util::escape_text(line) << '\n';
     }
-    std::cerr << "ibsetup: error: " << report.failure << "; rolled back " << report.rollback.size()
-              << " steps\n";
+    std::cerr << "ibsetup: error: " << util::escape_text(report.failure) << "; rolled back "
+              << report.rollback.size() << " steps\n";
   }
   return report.ok() ? 0 : static_cast<int>(ExitCode::apply_failed);
 }

@@ -1,5 +1,6 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "common/strings.hpp"
 
 #include <ibsetup/json.hpp>
 #include <ibsetup/profile.hpp>
@@ -128,7 +129,8 @@ int ProfileCommands::validate()
     return ok ? 0 : static_cast<int>(failed);
   }
   if (!m_quiet) {
-    std::cout << m_file << ": ok: " << groups << (groups == 1 ? " group, " : " groups, ") << hosts
+    std::cout << util::escape_text(m_file) << ": ok: " << groups
+              << (groups == 1 ? " group, " : " groups, ") << hosts
               << (hosts == 1 ? " host, " : " hosts, ") << interfaces << " interfaces\n";
   }
   return 0;

@@ -1,5 +1,6 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "common/strings.hpp"
 
 #include <ibsetup/json.hpp>
 #include <ibsetup/profile.hpp>
@@ -127,7 +128,7 @@ int RenderCommands::render_offline(const std::string& file, const std::string& n
       }
       j.end_object();
     } else {
-      std::cout << what << "  " << m_root << "/" << f.path << '\n';
+      std::cout << what << "  " << util::escape_text(m_root + "/" + f.path) << '\n';
       if (show) {
         print_indented(f.content);
       }

@@ -1,5 +1,6 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "common/strings.hpp"
 
 #include <ibsetup/error.hpp>
 #include <ibsetup/profile.hpp>
@@ -66,7 +67,7 @@ int RdmaCommands::responder()
   const bool quiet = m_quiet;
   check::run_responder(o, [quiet](const std::string& line) {
     if (!quiet) {
-      std::cout << "ibsetup responder: " << line << std::endl;
+      std::cout << "ibsetup responder: " << util::escape_text(line) << std::endl;
     }
   });
   return 0;

@@ -1,12 +1,15 @@
 #include <ibsetup/diagnostics.hpp>
 
+#include "common/strings.hpp"
+
 #include <algorithm>
 
 namespace ibsetup {
 
 std::string Diagnostic::format() const
 {
-  std::string out = file;
+  // One line per diagnostic whatever the file name, key path or message quotes.
+  std::string out = util::escape_text(file);
   if (mark.line > 0) {
     out += ':' + std::to_string(mark.line);
     if (mark.column > 0) {
@@ -18,9 +21,9 @@ std::string Diagnostic::format() const
     out += "warning: ";
   }
   if (!path.empty()) {
-    out += path + ": ";
+    out += util::escape_text(path) + ": ";
   }
-  return out + message;
+  return out + util::escape_text(message);
 }
 
 void Diagnostics::error(Mark mark, std::string path, std::string message)

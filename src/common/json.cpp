@@ -16,10 +16,18 @@ std::string json_quote(std::string_view s)
     const char c = s[i];
     if (static_cast<unsigned char>(c) >= 0x80) {
       // JSON is UTF-8: text from elsewhere (a host's output, sysfs) may not be. Each byte that
-      // is not part of a valid sequence becomes U+FFFD rather than breaking the document.
+      // is not part of a valid sequence (a lone surrogate's three bytes included) becomes U+FFFD
+      // rather than breaking the document.
       const size_t n = util::utf8_length(s, i);
       if (n == 0) {
         out += "\xEF\xBF\xBD";
+      } else if (util::is_control(util::utf8_decode(s, i, n))) {
+        // JSON allows C1 controls raw, but a terminal acts on them: escape them like C0.
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x",
+                      static_cast<unsigned>(util::utf8_decode(s, i, n)));
+        out += buf;
+        i += n - 1;
       } else {
         out.append(s.substr(i, n));
         i += n - 1;
@@ -43,7 +51,7 @@ std::string json_quote(std::string_view s)
       out += "\\r";
       break;
     default:
-      if (static_cast<unsigned char>(c) < 0x20) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
         char buf[8];
         std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
         out += buf;

@@ -182,4 +182,82 @@ size_t utf8_length(std::string_view s, size_t i)
   return n;
 }
 
+uint32_t utf8_decode(std::string_view s, size_t i, size_t n)
+{
+  const auto c = static_cast<unsigned char>(s[i]);
+  if (n <= 1) {
+    return c;
+  }
+  uint32_t cp = c & (0x7fU >> n);
+  for (size_t k = 1; k < n; ++k) {
+    cp = (cp << 6U) | (static_cast<unsigned char>(s[i + k]) & 0x3fU);
+  }
+  return cp;
+}
+
+bool is_control(uint32_t cp)
+{
+  return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f);
+}
+
+std::string escape_text(std::string_view s, bool keep_lines)
+{
+  std::string out;
+  out.reserve(s.size());
+  char buf[12];
+  for (size_t i = 0; i < s.size();) {
+    // Printable ASCII, nearly all of any output, is copied a run at a time.
+    size_t run = i;
+    while (run < s.size() && s[run] >= 0x20 && s[run] < 0x7f) {
+      ++run;
+    }
+    if (run > i) {
+      out.append(s.substr(i, run - i));
+      i = run;
+      continue;
+    }
+    const size_t n = utf8_length(s, i);
+    if (n == 0) {
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(s[i]));
+      out += buf;
+      ++i;
+      continue;
+    }
+    const uint32_t cp = utf8_decode(s, i, n);
+    if (!is_control(cp) || (keep_lines && (cp == '\n' || cp == '\t'))) {
+      out.append(s.substr(i, n));
+    } else if (cp == '\n') {
+      out += "\\n";
+    } else if (cp == '\r') {
+      out += "\\r";
+    } else if (cp == '\t') {
+      out += "\\t";
+    } else if (cp < 0x80) {
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(cp));
+      out += buf;
+    } else {
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+      out += buf;
+    }
+    i += n;
+  }
+  return out;
+}
+
+std::string describe_char(std::string_view s, size_t i)
+{
+  char buf[16];
+  const size_t n = utf8_length(s, i);
+  if (n == 0) {
+    std::snprintf(buf, sizeof buf, "byte 0x%02x", static_cast<unsigned char>(s[i]));
+    return buf;
+  }
+  const uint32_t cp = utf8_decode(s, i, n);
+  std::snprintf(buf, sizeof buf, "U+%04X", static_cast<unsigned>(cp));
+  if (is_control(cp)) {
+    return buf;
+  }
+  return std::string(buf) + " '" + std::string(s.substr(i, n)) + "'";
+}
+
 }  // namespace ibsetup::util

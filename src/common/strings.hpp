@@ -37,4 +37,24 @@ std::string join_alternatives(const std::vector<std::string>& items, const char*
 // surrogates or code points past U+10FFFF), or 0 when it is not one.
 size_t utf8_length(std::string_view s, size_t i);
 
+// The code point at s[i] when utf8_length(s, i) is n > 0.
+uint32_t utf8_decode(std::string_view s, size_t i, size_t n);
+
+// Whether code point cp is a C0 control, DEL or a C1 control (U+0080-U+009F): what a
+// terminal acts on instead of showing.
+bool is_control(uint32_t cp);
+
+// Text from outside ibsetup (a profile, sysfs, netlink, mstconfig, a host's report) made safe
+// to show on a terminal as one field: every control character and every byte that is not part
+// of well-formed UTF-8 is shown escaped, so the text can neither move the cursor, change
+// colours, ring the bell nor start a line of its own. "\n", "\r" and "\t" stand for newline,
+// carriage return and tab, "\x1b" for other C0 controls, DEL and invalid bytes, "\u0085" for
+// C1 controls. Printable text, UTF-8 included, is returned unchanged. With keep_lines,
+// newlines and tabs are kept (for whole, already formatted output).
+std::string escape_text(std::string_view s, bool keep_lines = false);
+
+// The offending character in printable form for a message: "U+0060 '`'" for a printable one,
+// "U+001B" for a control, "byte 0xff" for a byte that is not UTF-8.
+std::string describe_char(std::string_view s, size_t i);
+
 }  // namespace ibsetup::util

@@ -1,6 +1,8 @@
 #include <ibsetup/firmware.hpp>
 #include <ibsetup/json.hpp>
 
+#include "common/strings.hpp"
+
 #include <sstream>
 
 namespace ibsetup::firmware {
@@ -48,7 +50,9 @@ std::string port_line(const DeviceLinkTypes& d, const PortLinkType& p, bool quer
   } else {
     s << "    " << where << ": " << mst_name(p.desired) << ", running " << running;
   }
-  return s.str();
+  // Device names and PCI addresses come from sysfs, link layers from the kernel: escaped, the
+  // line stays one line.
+  return util::escape_text(s.str());
 }
 
 }  // namespace
@@ -57,13 +61,13 @@ std::string to_text(const State& state, const Report* report)
 {
   std::ostringstream s;
   if (!state.declared) {
-    s << "firmware link types: the profile declares no link_type for " << state.host
-      << "; nothing to do\n";
+    s << "firmware link types: the profile declares no link_type for "
+      << util::escape_text(state.host) << "; nothing to do\n";
     return s.str();
   }
   const State& shown = report != nullptr ? report->state : state;
   if (report == nullptr) {
-    s << "firmware link types on " << state.host << ": ";
+    s << "firmware link types on " << util::escape_text(state.host) << ": ";
     if (state.queried) {
       const size_t n = change_count(state);
       s << n << (n == 1 ? " change" : " changes");
@@ -75,7 +79,7 @@ std::string to_text(const State& state, const Report* report)
     }
     s << '\n';
   } else {
-    s << "firmware link types on " << state.host << ": " << report->done.size()
+    s << "firmware link types on " << util::escape_text(state.host) << ": " << report->done.size()
       << (report->done.size() == 1 ? " change" : " changes") << " made\n";
   }
   for (const auto& d : shown.devices) {
@@ -85,19 +89,20 @@ std::string to_text(const State& state, const Report* report)
   }
   if (report != nullptr) {
     for (const auto& c : report->done) {
-      s << "  set " << c.device << " port " << c.port << " (" << c.pci << ") LINK_TYPE_P"
-        << (c.physical > 0 ? c.physical : c.port) << " " << (c.from ? mst_name(*c.from) : "?")
-        << " -> " << mst_name(c.to) << " (confirmed by a second query)\n";
+      s << "  set " << util::escape_text(c.device) << " port " << c.port << " ("
+        << util::escape_text(c.pci) << ") LINK_TYPE_P" << (c.physical > 0 ? c.physical : c.port)
+        << " " << (c.from ? mst_name(*c.from) : "?") << " -> " << mst_name(c.to)
+        << " (confirmed by a second query)\n";
     }
     if (report->failure) {
-      s << "  failed: " << *report->failure << '\n';
+      s << "  failed: " << util::escape_text(*report->failure) << '\n';
     }
     if (report->reboot_required()) {
       s << "reboot required: the new link types take effect at the next boot\n";
     }
   }
   for (const auto& w : shown.warnings) {
-    s << "warning: " << w << '\n';
+    s << "warning: " << util::escape_text(w) << '\n';
   }
   return s.str();
 }

@@ -91,9 +91,15 @@ void netdev_json(JsonWriter& j, const Netdev& n)
   j.end_object();
 }
 
+// Values read from sysfs and netlink are outside text: escaped for the terminal.
 std::string opt(const std::optional<std::string>& s, const char* none = "?")
 {
-  return s ? *s : none;
+  return s ? util::escape_text(*s) : none;
+}
+
+std::string esc(const std::string& s)
+{
+  return util::escape_text(s);
 }
 
 template <class T>
@@ -168,14 +174,14 @@ std::string host_to_json(const Host& host)
 
 std::string host_to_text(const Host& host)
 {
-  std::string out = "host " + host.host + ": " + std::to_string(host.devices.size()) +
+  std::string out = "host " + esc(host.host) + ": " + std::to_string(host.devices.size()) +
                     (host.devices.size() == 1 ? " HCA" : " HCAs") + "\n";
   for (const auto& d : host.devices) {
-    out += "\n" + d.name + "  " + opt(d.hca_type) + "  fw " + opt(d.fw_ver) + "  node " +
+    out += "\n" + esc(d.name) + "  " + opt(d.hca_type) + "  fw " + opt(d.fw_ver) + "  node " +
            opt(d.node_guid) + "  driver " + opt(d.driver) + "\n";
     if (d.pci) {
       const auto& p = *d.pci;
-      out += std::string(pci_degraded(p) ? "! " : "  ") + "PCI " + p.address + "  " +
+      out += std::string(pci_degraded(p) ? "! " : "  ") + "PCI " + esc(p.address) + "  " +
              opt_num(p.link_speed_gts) + " GT/s x" + opt_num(p.link_width) + " (card max " +
              opt_num(p.max_link_speed_gts) + " GT/s x" + opt_num(p.max_link_width);
       if (p.bridge) {
@@ -192,7 +198,8 @@ std::string host_to_text(const Host& host)
       const bool bad = !p.state || *p.state != "ACTIVE" || (ib && p.sm_lid && *p.sm_lid == 0);
       out += std::string(bad ? "! " : "  ") + "port " + std::to_string(p.port) + "  " +
              opt(p.state) + "  " + opt(p.phys_state) + "  " + opt_num(p.rate_gbps) + " Gb/s (" +
-             opt(p.width) + (p.speed ? " " + *p.speed : std::string()) + ")  " + opt(p.link_layer);
+             opt(p.width) + (p.speed ? " " + esc(*p.speed) : std::string()) + ")  " +
+             opt(p.link_layer);
       if (ib) {
         out += "  LID " + opt_num(p.lid) + "  SM " + opt_num(p.sm_lid) +
                (p.sm_lid && *p.sm_lid == 0 ? " (no subnet manager)" : "");
@@ -206,13 +213,13 @@ std::string host_to_text(const Host& host)
           continue;
         }
         const bool down = !n.operstate || *n.operstate != "up";
-        out += std::string(down ? "!   " : "    ") + n.name;
+        out += std::string(down ? "!   " : "    ") + esc(n.name);
         if (n.ipoib) {
           out += "  " + opt(n.mode) + "  pkey " + (n.pkey ? util::hex16(*n.pkey) : "?");
         }
         out += "  mtu " + opt_num(n.mtu) + "  " + opt(n.operstate);
         for (const auto& a : n.addresses) {
-          out += "  " + a;
+          out += "  " + esc(a);
         }
         out += "\n";
       }
@@ -227,11 +234,11 @@ std::string host_to_text(const Host& host)
   if (!unbound.empty()) {
     out += "\nIPoIB netdevs on no known HCA port\n";
     for (const auto* n : unbound) {
-      out += "! " + n->name + "  " + opt(n->mode) + "  mtu " + opt_num(n->mtu) + "\n";
+      out += "! " + esc(n->name) + "  " + opt(n->mode) + "  mtu " + opt_num(n->mtu) + "\n";
     }
   }
   for (const auto& w : host.warnings) {
-    out += "warning: " + w + "\n";
+    out += "warning: " + esc(w) + "\n";
   }
   return out;
 }

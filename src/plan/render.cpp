@@ -9,10 +9,10 @@ std::string plan_to_text(const Plan& plan)
 {
   std::string out;
   for (const auto& e : plan.errors) {
-    out += "error: " + e + "\n";
+    out += "error: " + util::escape_text(e) + "\n";
   }
   for (const auto& w : plan.warnings) {
-    out += "warning: " + w + "\n";
+    out += "warning: " + util::escape_text(w) + "\n";
   }
   if (!plan.errors.empty()) {
     // A refused plan changes nothing: its actions would only suggest otherwise (--json has them).
@@ -22,11 +22,12 @@ std::string plan_to_text(const Plan& plan)
   }
   const size_t n = plan.actions.size();
   out +=
-      "plan for " + plan.host + ": " +
+      "plan for " + util::escape_text(plan.host) + ": " +
       (n == 0 ? std::string("no changes") : std::to_string(n) + (n == 1 ? " change" : " changes")) +
       "\n";
   for (const auto& a : plan.actions) {
-    out += "  " + a.describe() + "\n";
+    // Observed names and modes come from netlink: escaped, each action stays one line.
+    out += "  " + util::escape_text(a.describe()) + "\n";
   }
   return out;
 }

@@ -355,6 +355,10 @@ void read_overrides(const Entry& item, Profile& profile, Diagnostics& diags)
     MapReader m(host.value, host.path, host.value_mark, diags, {"interfaces"});
     if (const auto* e = m.get("interfaces")) {
       for (const auto& iface : read_named_map(e->value, e->path, e->value_mark, diags)) {
+        if (const auto problem = interface_name_problem(iface.key); !problem.empty()) {
+          diags.error(iface.key_mark, iface.path, problem);
+          continue;
+        }
         InterfaceSpec& spec = o.interfaces[iface.key];
         read_interface(iface, true, spec, diags);
         spec.name = {iface.key, iface.key_mark};
@@ -377,10 +381,19 @@ std::string interface_name_problem(const std::string& name)
   if (name == "." || name == "..") {
     return "'" + name + "' is not a valid interface name";
   }
-  for (char c : name) {
-    if (c == '/' || c == ':' || std::isspace(static_cast<unsigned char>(c)) != 0) {
-      return "interface name '" + name + "' contains '" + std::string(1, c) +
-             "'; names may not contain '/', ':' or whitespace";
+  // The kernel refuses only '/', ':' and whitespace, but the name also lands in ifcfg files
+  // (sourced by bash), udev rules, NetworkManager's connection ids and file names, and the
+  // arguments of ip and ifup: the set every one of them takes literally is letters, digits,
+  // '_', '.' and '-', and not '-' first (an option to those tools). '@' is left out because
+  // ip prints children as "ib0.8001@ib0".
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '.' || (c == '-' && i > 0);
+    if (!ok) {
+      return "interface name '" + util::escape_text(name) + "' " +
+             (c == '-' ? "starts with " : "contains ") + util::describe_char(name, i) +
+             "; names may hold only ASCII letters, digits, '_', '.' and '-' (not first)";
     }
   }
   return {};

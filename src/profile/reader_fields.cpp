@@ -23,7 +23,7 @@ std::string describe(const YAML::Node& node)
   case YAML::NodeType::Sequence:
     return "a list";
   case YAML::NodeType::Scalar:
-    return "'" + node.Scalar() + "'";
+    return "'" + util::escape_text(node.Scalar()) + "'";
   case YAML::NodeType::Null:
   case YAML::NodeType::Undefined:
   default:
@@ -32,6 +32,24 @@ std::string describe(const YAML::Node& node)
 }
 
 namespace {
+
+// Why a decoded scalar (YAML escapes such as "\e" or "\u0085" already applied) cannot be
+// profile text, or "": the file's own bytes are checked before parsing, escapes only here.
+std::string text_problem(const std::string& s)
+{
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = util::utf8_length(s, i);
+    if (n == 0) {
+      return util::describe_char(s, i) + " is not UTF-8 text";
+    }
+    if (util::is_control(util::utf8_decode(s, i, n))) {
+      return "control character " + util::describe_char(s, i) +
+             " is not allowed (YAML escapes included)";
+    }
+    i += n;
+  }
+  return {};
+}
 
 std::vector<Entry> collect(const YAML::Node& node, const std::string& path, Mark mark,
                            Diagnostics& diags, bool* is_map)
@@ -56,6 +74,10 @@ std::vector<Entry> collect(const YAML::Node& node, const std::string& path, Mark
       continue;
     }
     e.key = kv.first.Scalar();
+    if (const auto problem = text_problem(e.key); !problem.empty()) {
+      diags.error(e.key_mark, path, "in a key, " + problem);
+      continue;
+    }
     e.value = kv.second;
     e.value_mark = mark_of(kv.second, e.key_mark);
     if (e.value.IsNull() || e.value_mark.line < e.key_mark.line) {
@@ -118,6 +140,10 @@ Setting<std::string> read_string(const Entry& e, Diagnostics& diags)
 {
   if (!e.value.IsScalar()) {
     diags.error(e.value_mark, e.path, "expected a value, got " + describe(e.value));
+    return {};
+  }
+  if (const auto problem = text_problem(e.value.Scalar()); !problem.empty()) {
+    diags.error(e.value_mark, e.path, problem);
     return {};
   }
   return {e.value.Scalar(), e.value_mark};

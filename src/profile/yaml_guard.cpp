@@ -26,9 +26,10 @@ bool check_encoding(const std::string& text, Diagnostics& diags)
                   std::string("invalid UTF-8 (byte ") + hex + "); profiles must be UTF-8 text");
       return false;
     }
-    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+    const uint32_t cp = util::utf8_decode(text, i, n);
+    if (util::is_control(cp) && c != '\t' && c != '\n' && c != '\r') {
       char hex[8];
-      snprintf(hex, sizeof hex, "0x%02x", c);
+      snprintf(hex, sizeof hex, cp < 0x80 ? "0x%02x" : "U+%04X", static_cast<unsigned>(cp));
       diags.error({line, column}, "",
                   std::string("control character ") + hex + " is not allowed in a profile");
       return false;

@@ -1,5 +1,8 @@
 #include "profile/merge.hpp"
 
+#include "common/strings.hpp"
+
+#include <ibsetup/error.hpp>
 #include <ibsetup/render.hpp>
 
 namespace ibsetup::render {
@@ -12,6 +15,24 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
     s.replace(pos, from.size(), to);
   }
   return s;
+}
+
+// Host names are checked where they come from (the profile's hostlists), but a pattern's own
+// text only here; anything that is not a host name character (RFC 1123 plus '_') could add a
+// field, a comment or a line to the hosts file.
+void check_host_name(const std::string& name, const std::string& pattern)
+{
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+          c == '-' || c == '_')) {
+      throw Error(ExitCode::usage, "--hosts-pattern '" + util::escape_text(pattern) +
+                                       "' gives the host name '" + util::escape_text(name) +
+                                       "', which contains " + util::describe_char(name, i) +
+                                       "; host names may hold only ASCII letters, digits, '.', "
+                                       "'-' and '_'");
+    }
+  }
 }
 
 }  // namespace
@@ -41,6 +62,7 @@ RenderedFile render_hosts(const profile::Profile& profile, const std::string& pa
         } else {
           name = replace_all(replace_all(pattern, "{host}", host), "{if}", ifname);
         }
+        check_host_name(name, pattern);
         for (const auto& a : {i.ipv4, i.ipv6}) {
           if (a) {
             body += a->address.str() + "\t" + name + "\n";
@@ -57,8 +79,11 @@ RenderedFile render_hosts(const profile::Profile& profile, const std::string& pa
   f.path = "etc/hosts.ibsetup";
   f.mode = 0644;
   const auto slash = profile.file.rfind('/');
+  // The file name is the one outside text in a comment line: escaped, a newline in it cannot
+  // start an entry.
   f.content = std::string(k_marker) + "\n# IPoIB addresses of every host in " +
-              profile.file.substr(slash == std::string::npos ? 0 : slash + 1) + "\n" + body;
+              util::escape_text(profile.file.substr(slash == std::string::npos ? 0 : slash + 1)) +
+              "\n" + body;
   return f;
 }
 

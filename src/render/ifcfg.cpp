@@ -1,10 +1,75 @@
 #include <ibsetup/error.hpp>
 #include <ibsetup/render.hpp>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
 namespace ibsetup::render {
+
+namespace {
+
+bool is_bare(char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::strchr("_.,:/@%+=-", c) != nullptr;
+}
+
+// Whether the template text line[0, end) leaves an open quote: a placeholder there would be
+// quoted twice.
+bool inside_quotes(const std::string& line, size_t end)
+{
+  char open = 0;
+  for (size_t i = 0; i < end; ++i) {
+    const char c = line[i];
+    if (open != '\'' && c == '\\') {
+      ++i;  // an escaped character, outside quotes or in double quotes
+    } else if (open == 0 && (c == '\'' || c == '"')) {
+      open = c;
+    } else if (c == open) {
+      open = 0;
+    }
+  }
+  return open != 0;
+}
+
+}  // namespace
+
+std::string shell_quote(std::string_view value)
+{
+  if (!value.empty() && std::all_of(value.begin(), value.end(), is_bare)) {
+    return std::string(value);
+  }
+  const bool control = std::any_of(value.begin(), value.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+  std::string out;
+  if (!control) {
+    out = "'";
+    for (char c : value) {
+      out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    }
+    return out + "'";
+  }
+  // ANSI-C quoting, as NetworkManager's own svEscape writes values with newlines.
+  out = "$'";
+  for (char c : value) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\\' || c == '\'') {
+      out += '\\';
+      out += c;
+    } else if (byte < 0x20 || byte == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\%03o", static_cast<unsigned>(byte));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
 
 std::string fill_template(const std::string& text,
                           const std::vector<std::pair<std::string, std::string>>& values,
@@ -46,8 +111,12 @@ std::string fill_template(const std::string& text,
         throw EnvironmentError("template " + name + " line " + std::to_string(number) +
                                ": unknown key {{" + key + "}}");
       }
+      if (inside_quotes(line, open)) {
+        throw EnvironmentError("template " + name + " line " + std::to_string(number) + ": {{" +
+                               key + "}} is inside quotes; ibsetup quotes the values it fills in");
+      }
       complete = complete && !value.empty();
-      filled += line.substr(pos, open - pos) + value;
+      filled += line.substr(pos, open - pos) + shell_quote(value);
       pos = close + 2;
     }
     if (complete) {

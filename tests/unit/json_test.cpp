@@ -26,6 +26,11 @@ TEST(Json, ControlCharactersAreEscaped)
 {
   EXPECT_EQ("\"a\\u0001b\"", json_quote(std::string("a\x01"
                                                     "b")));
+  // DEL and C1 are legal raw in JSON, but a terminal acts on them.
+  EXPECT_EQ("\"\\u001b[2J\\u007f\\u0085\\u009b\"", json_quote("\x1b[2J\x7f\xC2\x85\xC2\x9B"));
+  EXPECT_EQ("\"\\u0000\"", json_quote(std::string(1, '\0')));
+  // U+00A0 is the first code point after C1: unchanged.
+  EXPECT_EQ("\"\xC2\xA0\"", json_quote("\xC2\xA0"));
 }
 
 TEST(Json, InvalidUtf8BecomesReplacementCharacters)

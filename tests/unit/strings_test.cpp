@@ -42,4 +42,44 @@ TEST(Strings, FormatNumber)
   EXPECT_EQ("0x8001", hex16(0x8001));
 }
 
+TEST(Strings, EscapeTextLeavesPrintableTextAlone)
+{
+  EXPECT_EQ("ib0 mlx5_0 20.31.1014", escape_text("ib0 mlx5_0 20.31.1014"));
+  EXPECT_EQ("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 a\\x1b",
+            escape_text("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 a\\x1b"));
+  EXPECT_EQ("", escape_text(""));
+}
+
+TEST(Strings, EscapeTextShowsEveryControlCharacter)
+{
+  // C0 (NUL, BEL, ESC, newline, carriage return, tab), DEL, C1 (U+0085, U+009B: CSI).
+  EXPECT_EQ("a\\x00b", escape_text(std::string("a\0b", 3)));
+  EXPECT_EQ("\\x07\\x1b[31mred", escape_text("\a\x1b[31mred"));
+  EXPECT_EQ("x\\nfleet: ok\\r\\t", escape_text("x\nfleet: ok\r\t"));
+  EXPECT_EQ("\\x7f", escape_text("\x7f"));
+  EXPECT_EQ("\\u0085\\u009b2J", escape_text("\xC2\x85\xC2\x9B"
+                                            "2J"));
+  // Kept for whole formatted output: newlines and tabs only.
+  EXPECT_EQ("a\n\tb\\x1b", escape_text("a\n\tb\x1b", true));
+}
+
+TEST(Strings, EscapeTextShowsBytesThatAreNotUtf8)
+{
+  // Latin-1, a stray continuation byte, a cut sequence, an overlong '/', a lone surrogate.
+  EXPECT_EQ("caf\\xe9", escape_text("caf\xE9"));
+  EXPECT_EQ("\\x80x", escape_text("\x80x"));
+  EXPECT_EQ("a\\xe2\\x82", escape_text("a\xE2\x82"));
+  EXPECT_EQ("\\xc0\\xaf", escape_text("\xC0\xAF"));
+  EXPECT_EQ("\\xed\\xa0\\x80", escape_text("\xED\xA0\x80"));
+}
+
+TEST(Strings, DescribeCharNamesTheCodePoint)
+{
+  EXPECT_EQ("U+0060 '`'", describe_char("a`b", 1));
+  EXPECT_EQ("U+00E9 '\xC3\xA9'", describe_char("\xC3\xA9", 0));
+  EXPECT_EQ("U+001B", describe_char("\x1b", 0));
+  EXPECT_EQ("U+0085", describe_char("\xC2\x85", 0));
+  EXPECT_EQ("byte 0xff", describe_char("\xFF", 0));
+}
+
 }  // namespace

@@ -1,0 +1,54 @@
+// The last line of defence for the terminal: whatever a formatter forgot to escape, no raw
+// control character (other than newline and tab) and no byte that is not UTF-8 leaves
+// ibsetup on stdout or stderr.
+#pragma once
+
+#include <iostream>
+#include <memory>
+#include <streambuf>
+#include <string>
+
+namespace ibsetup::cli {
+
+// A streambuf in front of another that passes text through util::escape_text(keep_lines):
+// printable text, UTF-8, newlines and tabs unchanged, anything else escaped ("\x1b").
+// Output is passed on at once; only a UTF-8 sequence split across writes is held back until
+// it is complete.
+class EscapingBuf : public std::streambuf {
+public:
+  explicit EscapingBuf(std::streambuf* target) : m_target(target) {}
+  ~EscapingBuf() override;
+  EscapingBuf(const EscapingBuf&) = delete;
+  EscapingBuf& operator=(const EscapingBuf&) = delete;
+
+  // Writes everything held back, an incomplete UTF-8 sequence included (as escapes).
+  void finish();
+
+protected:
+  int_type overflow(int_type c) override;
+  std::streamsize xsputn(const char* s, std::streamsize n) override;
+  int sync() override;
+
+private:
+  void drain(bool all);
+
+  std::streambuf* m_target;
+  std::string m_pending;
+};
+
+// Puts an EscapingBuf in front of std::cout and std::cerr for its lifetime.
+class SafeOutput {
+public:
+  SafeOutput();
+  ~SafeOutput();
+  SafeOutput(const SafeOutput&) = delete;
+  SafeOutput& operator=(const SafeOutput&) = delete;
+
+private:
+  std::streambuf* m_cout;
+  std::streambuf* m_cerr;
+  std::unique_ptr<EscapingBuf> m_out;
+  std::unique_ptr<EscapingBuf> m_err;
+};
+
+}  // namespace ibsetup::cli

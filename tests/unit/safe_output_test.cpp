@@ -1,0 +1,39 @@
+// The output guard of the command line (src/cli/safe_output.cpp).
+#include "cli/safe_output.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+using ibsetup::cli::EscapingBuf;
+
+namespace {
+
+TEST(SafeOutput, EscapesControlsAndKeepsLines)
+{
+  std::stringbuf target;
+  {
+    EscapingBuf buf(&target);
+    std::ostream out(&buf);
+    out << "a\x1b[2J\tb\n" << '\a' << "\xC2\x85\xFF" << std::flush;
+    EXPECT_EQ("a\\x1b[2J\tb\n\\x07\\u0085\\xff", target.str());
+  }
+}
+
+TEST(SafeOutput, Utf8SplitAcrossWritesPassesWhole)
+{
+  std::stringbuf target;
+  EscapingBuf buf(&target);
+  std::ostream out(&buf);
+  out << "caf\xC3" << std::flush;
+  EXPECT_EQ("caf", target.str());  // the lead byte waits for the rest
+  out << "\xA9 \xE2\x82" << std::flush;
+  EXPECT_EQ("caf\xC3\xA9 ", target.str());
+  out << "\xAC" << std::flush;
+  EXPECT_EQ("caf\xC3\xA9 \xE2\x82\xAC", target.str());
+  out << "\xE2";
+  buf.finish();  // a sequence never completed is shown as the bytes it is
+  EXPECT_EQ("caf\xC3\xA9 \xE2\x82\xAC\\xe2", target.str());
+}
+
+}  // namespace
