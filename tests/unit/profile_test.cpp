@@ -4,6 +4,8 @@
 
 #include "gtest_compat.hpp"
 
+#include <sys/stat.h>
+
 namespace fs = std::filesystem;
 using namespace ibsetup;
 using namespace ibsetup::profile;
@@ -234,21 +236,43 @@ TEST(ProfileFile, TooLarge)
   }
 }
 
-TEST(ProfileFile, DevZeroIsCutOffNotHung)
+std::string file_error(const std::string& path, const Limits& limits = {})
+{
+  try {
+    load_profile(path, limits);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(ProfileFile, DevicesAndFifosAreRefusedNotRead)
+{
+  EXPECT_EQ(
+      "/dev/zero: is a character device, not a regular file; a profile is read from a "
+      "regular file",
+      file_error("/dev/zero"));
+  test::TempDir dir;
+  const std::string fifo = (dir.path() / "fifo.yaml").string();
+  ASSERT_EQ(0, mkfifo(fifo.c_str(), 0600));
+  // No writer ever opens the FIFO: a blocking open would hang here.
+  EXPECT_EQ(fifo + ": is a FIFO, not a regular file; a profile is read from a regular file",
+            file_error(fifo));
+  EXPECT_EQ(dir.path().string() + ": is a directory, not a profile file",
+            file_error(dir.path().string()));
+}
+
+TEST(ProfileFile, LargerThanTheCapIsRefused)
 {
   Limits limits;
   limits.max_bytes = 1U << 20U;
-  EXPECT_EQ(
-      "/dev/zero: larger than 1 MiB; a cluster profile is far smaller (is this the right "
-      "file?)",
-      [&] {
-        try {
-          load_profile("/dev/zero", limits);
-        } catch (const InputError& e) {
-          return std::string(e.what());
-        }
-        return std::string("accepted");
-      }());
+  test::TempDir dir;
+  const std::string big = (dir.path() / "big.yaml").string();
+  std::ofstream(big) << std::string((1U << 20U) + 1, '#');
+  EXPECT_EQ(big +
+                ": larger than 1 MiB; a cluster profile is far smaller (is this the right "
+                "file?)",
+            file_error(big, limits));
 }
 
 std::string text_error(const std::string& text, const Limits& limits = {})

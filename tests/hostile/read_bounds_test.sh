@@ -1,0 +1,79 @@
+#!/bin/bash
+# Issue 13, item 2: ibsetup reads only what belongs to it, and only as much as it needs.
+# Templates under --root are read without following symlinks, only regular files up to 64 KiB;
+# a profile path that is a FIFO or a device is refused without blocking.
+source "$(dirname "$0")/lib.sh" "$@"
+profile=$src/profiles/lab.yaml
+root=$tmp/root
+tdir=$root/etc/ibsetup/templates
+ifcfg_dir=$root/etc/sysconfig/network-scripts
+render_ifcfg() { echo render "$profile" --node lab02 --root "$root" --format ifcfg "$@"; }
+
+# no_ifcfg NAME: a refused template writes no ifcfg file at all.
+no_ifcfg() {
+  if [ -n "$(ls -A "$ifcfg_dir" 2>/dev/null)" ]; then
+    bad "$1: files were written: $(ls -A "$ifcfg_dir" | tr '\n' ' ')"
+    rm -rf "$ifcfg_dir"
+  else
+    ok "$1: nothing written"
+  fi
+}
+
+# A template planted as a symlink to a file outside the root.
+echo "SECRET=outside" >"$outside/secret"
+mkdir -p "$tdir"
+ln -s "$outside/secret" "$tdir/ifcfg-ib"
+hostile template-symlink-out 4 "ifcfg-ib is a symlink to $outside/secret" -- $(render_ifcfg)
+no_ifcfg template-symlink-out
+rm "$outside/secret" "$tdir/ifcfg-ib"
+
+# The templates directory itself a symlink out of the root.
+rmdir "$tdir"
+mkdir -p "$tmp/elsewhere"
+printf 'DEVICE={{DEVICE}}\nLEAKED=yes\n' >"$tmp/elsewhere/ifcfg-ib"
+ln -s "$tmp/elsewhere" "$tdir"
+hostile template-dir-symlink-out 4 'templates is a symlink or not a directory; refusing to read' \
+  -- $(render_ifcfg)
+no_ifcfg template-dir-symlink-out
+rm "$tdir"
+mkdir -p "$tdir"
+
+# A FIFO nobody writes to: refused at once, not waited on.
+mkfifo "$tdir/ifcfg-ib"
+hostile template-fifo 4 'ifcfg-ib is a FIFO, not a regular file' -- $(render_ifcfg)
+no_ifcfg template-fifo
+rm "$tdir/ifcfg-ib"
+
+# /dev/zero as a template, through --templates (a directory the administrator names: its
+# symlinks are followed, but only to a regular file).
+mkdir -p "$tmp/tpl"
+ln -s /dev/zero "$tmp/tpl/ifcfg-ib"
+hostile template-dev-zero 4 'ifcfg-ib is a character device, not a regular file' \
+  -- $(render_ifcfg --templates "$tmp/tpl")
+no_ifcfg template-dev-zero
+rm "$tmp/tpl/ifcfg-ib"
+
+# A template larger than 64 KiB.
+head -c 70000 /dev/zero | tr '\0' '#' >"$tdir/ifcfg-ib"
+hostile template-oversized 4 'ifcfg-ib is larger than 64 KiB; refusing to read it' -- $(render_ifcfg)
+no_ifcfg template-oversized
+rm "$tdir/ifcfg-ib"
+
+# A regular template under the root is still used.
+printf 'DEVICE={{DEVICE}}\nSITE=yes\n' >"$tdir/ifcfg-ib"
+cp "$src/templates/ifcfg-ib-child" "$tdir/"
+hostile template-regular 0 'created' -- $(render_ifcfg)
+if grep -q '^SITE=yes' "$ifcfg_dir/ifcfg-ib0" 2>/dev/null; then
+  ok "template-regular: the template under the root was used"
+else
+  bad "template-regular: ifcfg-ib0 lacks SITE=yes"
+fi
+
+# Profiles that are not regular files.
+mkfifo "$tmp/fifo.yaml"
+hostile profile-fifo 3 'fifo.yaml: is a FIFO, not a regular file' -- validate "$tmp/fifo.yaml"
+hostile profile-dev-zero 3 '/dev/zero: is a character device, not a regular file' \
+  -- validate /dev/zero
+hostile profile-dev-zero-render 3 '/dev/zero: is a character device' \
+  -- render /dev/zero --node lab02 --root "$root"
+finish
