@@ -76,4 +76,26 @@ hostile profile-dev-zero 3 '/dev/zero: is a character device, not a regular file
   -- validate /dev/zero
 hostile profile-dev-zero-render 3 '/dev/zero: is a character device' \
   -- render /dev/zero --node lab02 --root "$root"
+
+# Hostlists are bounded over the whole profile, before anything is expanded: refused within
+# 5 s and 256 MiB (before, three 999,999-host groups took 27 s and 630 MB, and a 2,000-character
+# prefix on a million numbers reached 3 GB).
+printf 'version: 1\nnodes:\n  - hosts: a[000001-999999]\n  - hosts: b[000001-999999]\n  - hosts: c[000001-999999]\n' >"$tmp/three.yaml"
+HOSTILE_TIMEOUT=5 HOSTILE_MEM_MB=256 hostile hosts-three-big-groups 3 \
+  'three.yaml:3:12: nodes[0].hosts: expands to 999999 hosts; a profile lists at most 100000 hosts' \
+  -- validate "$tmp/three.yaml"
+printf 'version: 1\nnodes:\n  - hosts: a[00001-90000]\n  - hosts: b[00001-20000]\n' >"$tmp/two.yaml"
+HOSTILE_TIMEOUT=5 HOSTILE_MEM_MB=256 hostile hosts-total-over-groups 3 \
+  'nodes[1].hosts: expands to 20000 hosts after 90000 hosts in the groups before it' \
+  -- validate "$tmp/two.yaml"
+{
+  printf 'version: 1\nnodes:\n  - hosts: "'
+  head -c 2000 /dev/zero | tr '\0' h
+  printf '[000000-999999]"\n'
+} >"$tmp/prefix.yaml"
+HOSTILE_TIMEOUT=5 HOSTILE_MEM_MB=256 hostile hosts-long-prefix 3 \
+  'host names of up to 2006 characters; a host name has at most 253' -- validate "$tmp/prefix.yaml"
+printf 'version: 1\nnodes:\n  - hosts: "%s[1-1000].ib"\n' "$(head -c 60 /dev/zero | tr '\0' n)" \
+  >"$tmp/label.yaml"
+hostile hosts-long-label 3 'a part has at most 63' -- validate "$tmp/label.yaml"
 finish

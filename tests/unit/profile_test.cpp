@@ -285,6 +285,24 @@ std::string text_error(const std::string& text, const Limits& limits = {})
   return "accepted";
 }
 
+TEST(ProfileLimits, HostsAndNameBytesAreCountedOverTheWholeProfile)
+{
+  Limits limits;
+  limits.max_hosts = 10;
+  const std::string two_groups = "version: 1\nnodes:\n  - hosts: a[1-6]\n  - hosts: b[1-6]\n";
+  EXPECT_EQ(
+      "t.yaml:4:12: nodes[1].hosts: expands to 6 hosts after 6 hosts in the groups "
+      "before it; a profile lists at most 10 hosts in all its groups",
+      text_error(two_groups, limits));
+  limits.max_hosts = 1000000;
+  limits.max_host_bytes = 1U << 20U;
+  // 200,000 names of 7 bytes: refused by arithmetic, nothing is expanded.
+  EXPECT_EQ(
+      "t.yaml:3:12: nodes[0].hosts: expands to host names of 1400000 bytes; a profile's "
+      "host names hold at most 1 MiB in all its groups",
+      text_error("version: 1\nnodes:\n  - hosts: h[000001-200000]\n", limits));
+}
+
 TEST(ProfileText, DeepFlowNestingIsRefusedBeforeParsing)
 {
   const std::string deep =
