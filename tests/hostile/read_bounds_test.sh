@@ -98,4 +98,16 @@ HOSTILE_TIMEOUT=5 HOSTILE_MEM_MB=256 hostile hosts-long-prefix 3 \
 printf 'version: 1\nnodes:\n  - hosts: "%s[1-1000].ib"\n' "$(head -c 60 /dev/zero | tr '\0' n)" \
   >"$tmp/label.yaml"
 hostile hosts-long-label 3 'a part has at most 63' -- validate "$tmp/label.yaml"
+
+# check --timeout bounds the whole run, loading the profile included: a profile that takes
+# seconds to parse (90,000 groups) is cut short after 1 s with a timeout failure.
+awk 'BEGIN { print "version: 1\nnodes:"
+  for (i = 0; i < 90000; i++)
+    printf "  - hosts: cn%06d\n    interfaces:\n      - {name: ib0, device: mlx5_0, port: 1}\n", i }' \
+  >"$tmp/slow.yaml"
+HOSTILE_TIMEOUT=4 hostile check-timeout-slow-profile 5 \
+  'check did not finish within 1 s (--timeout); the profile was still being loaded' \
+  -- check "$tmp/slow.yaml" --node cn000001 --timeout 1
+HOSTILE_TIMEOUT=4 hostile check-timeout-fifo-profile 3 'fifo.yaml: is a FIFO, not a regular file' \
+  -- check "$tmp/fifo.yaml" --node cn000001 --timeout 1
 finish
