@@ -255,6 +255,9 @@ HostlistSize measure_pattern(const std::vector<Piece>& pieces, size_t offset)
       n = add_sat(n, add_sat(r.high - r.low, 1));
       written = add_sat(written, range_bytes(r));
     }
+    if (n == 0) {
+      continue;  // parse_ranges never gives an empty bracket
+    }
     bytes = add_sat(bytes, hosts == k_saturated ? k_saturated : mul_sat(written, hosts / n));
   }
   return {hosts, bytes};
