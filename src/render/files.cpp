@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -173,6 +174,10 @@ std::optional<std::string> read_file_under(const std::string& root, const std::s
       std::string target(4096, '\0');
       const ssize_t n = readlinkat(dir.get(), name.c_str(), &target[0], target.size());
       target.resize(n > 0 ? static_cast<size_t>(n) : 0);
+      // The target is named only when printable: a planted name must not reach the terminal.
+      if (std::any_of(target.begin(), target.end(), [](char c) { return c < 0x20 || c > 0x7e; })) {
+        target.clear();
+      }
       throw EnvironmentError(full + " is a symlink" +
                              (target.empty() ? std::string() : " to " + target) +
                              "; files under the root are read without following symlinks, "

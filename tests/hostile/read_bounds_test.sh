@@ -27,6 +27,13 @@ hostile template-symlink-out 4 "ifcfg-ib is a symlink to $outside/secret" -- $(r
 no_ifcfg template-symlink-out
 rm "$outside/secret" "$tdir/ifcfg-ib"
 
+# A planted symlink whose target holds terminal escapes: refused, the target not printed.
+ln -s "$(printf '%s/\033]0;owned\007x' "$outside")" "$tdir/ifcfg-ib"
+hostile template-symlink-escapes 4 'ifcfg-ib is a symlink; files under the root are read without' \
+  -- $(render_ifcfg)
+no_ifcfg template-symlink-escapes
+rm "$tdir/ifcfg-ib"
+
 # The templates directory itself a symlink out of the root.
 rmdir "$tdir"
 mkdir -p "$tmp/elsewhere"

@@ -9,6 +9,8 @@
 
 #include <sys/stat.h>
 
+#include <functional>
+
 namespace fs = std::filesystem;
 using namespace ibsetup;
 
