@@ -14,17 +14,17 @@ sys_with_fw() {
   real=$(readlink -f "$tmp/sys/$fw_file")
   printf '%s\n' "$1" >"$real"
 }
-check_fw() { echo check "$profile" --node hdr01 --sysfs-root "$tmp/sys" --no-peers --format "${1:-nhc}"; }
+check_fw=(check "$profile" --node hdr01 --sysfs-root "$tmp/sys" --no-peers --format)
 
 sys_with_fw 'N/A'
 hostile fw-not-available 5 "mlx5_0: firmware 'N/A' is not a version number, expected at least 20.31.1014" \
-  -- $(check_fw)
+  -- "${check_fw[@]}" nhc
 sys_with_fw '20.31.99999999999999999999'
-hostile fw-twenty-digits 0 'mlx5_0: firmware 20.31.99999999999999999999' -- $(check_fw text)
+hostile fw-twenty-digits 0 'mlx5_0: firmware 20.31.99999999999999999999' -- "${check_fw[@]}" text
 sys_with_fw "$(printf '99.\033]0;owned\007.1')"
-hostile fw-binary 5 "firmware '99.\\x1b]0;owned\\x07.1' is not a version number" -- $(check_fw)
+hostile fw-binary 5 "firmware '99.\\x1b]0;owned\\x07.1' is not a version number" -- "${check_fw[@]}" nhc
 sys_with_fw '20.31.1014'
-hostile fw-good 0 'mlx5_0: firmware 20.31.1014' -- $(check_fw text)
+hostile fw-good 0 'mlx5_0: firmware 20.31.1014' -- "${check_fw[@]}" text
 
 # A firmware.min with a 20-digit number in the profile is compared, not converted.
 sed 's/min: "20.31.1014"/min: "20.99999999999999999999"/' "$profile" >"$tmp/min.yaml"

@@ -7,7 +7,7 @@ profile=$src/profiles/lab.yaml
 root=$tmp/root
 tdir=$root/etc/ibsetup/templates
 ifcfg_dir=$root/etc/sysconfig/network-scripts
-render_ifcfg() { echo render "$profile" --node lab02 --root "$root" --format ifcfg "$@"; }
+render_ifcfg=(render "$profile" --node lab02 --root "$root" --format ifcfg)
 
 # no_ifcfg NAME: a refused template writes no ifcfg file at all.
 no_ifcfg() {
@@ -23,14 +23,14 @@ no_ifcfg() {
 echo "SECRET=outside" >"$outside/secret"
 mkdir -p "$tdir"
 ln -s "$outside/secret" "$tdir/ifcfg-ib"
-hostile template-symlink-out 4 "ifcfg-ib is a symlink to $outside/secret" -- $(render_ifcfg)
+hostile template-symlink-out 4 "ifcfg-ib is a symlink to $outside/secret" -- "${render_ifcfg[@]}"
 no_ifcfg template-symlink-out
 rm "$outside/secret" "$tdir/ifcfg-ib"
 
 # A planted symlink whose target holds terminal escapes: refused, the target not printed.
 ln -s "$(printf '%s/\033]0;owned\007x' "$outside")" "$tdir/ifcfg-ib"
 hostile template-symlink-escapes 4 'ifcfg-ib is a symlink; files under the root are read without' \
-  -- $(render_ifcfg)
+  -- "${render_ifcfg[@]}"
 no_ifcfg template-symlink-escapes
 rm "$tdir/ifcfg-ib"
 
@@ -40,14 +40,14 @@ mkdir -p "$tmp/elsewhere"
 printf 'DEVICE={{DEVICE}}\nLEAKED=yes\n' >"$tmp/elsewhere/ifcfg-ib"
 ln -s "$tmp/elsewhere" "$tdir"
 hostile template-dir-symlink-out 4 'templates is a symlink or not a directory; refusing to read' \
-  -- $(render_ifcfg)
+  -- "${render_ifcfg[@]}"
 no_ifcfg template-dir-symlink-out
 rm "$tdir"
 mkdir -p "$tdir"
 
 # A FIFO nobody writes to: refused at once, not waited on.
 mkfifo "$tdir/ifcfg-ib"
-hostile template-fifo 4 'ifcfg-ib is a FIFO, not a regular file' -- $(render_ifcfg)
+hostile template-fifo 4 'ifcfg-ib is a FIFO, not a regular file' -- "${render_ifcfg[@]}"
 no_ifcfg template-fifo
 rm "$tdir/ifcfg-ib"
 
@@ -56,20 +56,20 @@ rm "$tdir/ifcfg-ib"
 mkdir -p "$tmp/tpl"
 ln -s /dev/zero "$tmp/tpl/ifcfg-ib"
 hostile template-dev-zero 4 'ifcfg-ib is a character device, not a regular file' \
-  -- $(render_ifcfg --templates "$tmp/tpl")
+  -- "${render_ifcfg[@]}" --templates "$tmp/tpl"
 no_ifcfg template-dev-zero
 rm "$tmp/tpl/ifcfg-ib"
 
 # A template larger than 64 KiB.
 head -c 70000 /dev/zero | tr '\0' '#' >"$tdir/ifcfg-ib"
-hostile template-oversized 4 'ifcfg-ib is larger than 64 KiB; refusing to read it' -- $(render_ifcfg)
+hostile template-oversized 4 'ifcfg-ib is larger than 64 KiB; refusing to read it' -- "${render_ifcfg[@]}"
 no_ifcfg template-oversized
 rm "$tdir/ifcfg-ib"
 
 # A regular template under the root is still used.
 printf 'DEVICE={{DEVICE}}\nSITE=yes\n' >"$tdir/ifcfg-ib"
 cp "$src/templates/ifcfg-ib-child" "$tdir/"
-hostile template-regular 0 'created' -- $(render_ifcfg)
+hostile template-regular 0 'created' -- "${render_ifcfg[@]}"
 if grep -q '^SITE=yes' "$ifcfg_dir/ifcfg-ib0" 2>/dev/null; then
   ok "template-regular: the template under the root was used"
 else
