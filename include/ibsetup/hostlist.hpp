@@ -22,9 +22,26 @@ private:
   size_t m_offset;
 };
 
+// The longest host name, and the longest part of one between dots (RFC 1035 names).
+constexpr size_t k_max_hostname = 253;
+constexpr size_t k_max_label = 63;
+
+// What a hostlist expands to: its number of host names and their bytes in total (duplicates
+// counted). Both saturate at the largest unsigned long long.
+struct HostlistSize {
+  unsigned long long hosts = 0;
+  unsigned long long bytes = 0;
+};
+
+// The size of a hostlist's expansion, computed without expanding it, so a caller can bound
+// the expansion first ("x[000000-999999]" costs nothing here). Throws HostlistError when the
+// expression is malformed or names a host longer than k_max_hostname characters or with a
+// part longer than k_max_label (checked on the pattern, before anything is expanded).
+HostlistSize measure_hostlist(std::string_view expression);
+
 // Expands a hostlist into host names, in the order written. Numeric ranges keep the width of
-// their lower bound ("[01-10]" gives 01 ... 10). Throws HostlistError when the expression is
-// malformed or expands to more than max_hosts names.
+// their lower bound ("[01-10]" gives 01 ... 10). Throws HostlistError when measure_hostlist
+// does or the expression expands to more than max_hosts names (then before expanding any).
 std::vector<std::string> expand_hostlist(std::string_view expression, size_t max_hosts = 1000000);
 
 // Folds host names into a sorted hostlist expression that expand_hostlist turns back into the

@@ -168,7 +168,10 @@ struct Limits {
   size_t max_bytes = 64U << 20U;
   int max_depth = 64;
   size_t max_alias_expansion = 1000000;
-  size_t max_hosts = 1000000;
+  // Hosts of all groups together, and the bytes of their names: checked before any hostlist
+  // is expanded. The largest InfiniBand clusters have about ten thousand nodes.
+  size_t max_hosts = 100000;
+  size_t max_host_bytes = 8U << 20U;
 };
 
 // Reads, parses and validates a profile file. Throws DiagnosticError listing every problem

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,18 @@ WriteResult check_file(const std::string& root, const RenderedFile& file);
 // a file ibsetup did not write is left alone. True when a file was removed.
 bool remove_file(const std::string& root, const std::string& path);
 
+// Reads path below root, walked as write_file walks (no symlink anywhere below root, so
+// nothing outside it is read), when it is a regular file of at most max_bytes; a FIFO is
+// refused without waiting for a writer. nullopt when the file or a directory on the way does
+// not exist. Throws EnvironmentError naming the path and why (a symlink and its target, a
+// FIFO or device, larger than the cap, unreadable).
+std::optional<std::string> read_file_under(const std::string& root, const std::string& path,
+                                           size_t max_bytes);
+
+// The same for a path the administrator named (--templates, the installed data directory):
+// symlinks are followed, but only a regular file of at most max_bytes is read.
+std::optional<std::string> read_named_file(const std::string& path, size_t max_bytes);
+
 // NetworkManager keyfiles (etc/NetworkManager/system-connections/ibsetup-<if>.nmconnection,
 // mode 0600), rendered by libnm from the same connection objects a live backend would send.
 // Each has id ibsetup-<if> and a stable UUID (connection_uuid). Throws InputError with
@@ -53,11 +66,23 @@ std::vector<RenderedFile> render_keyfiles(const profile::ResolvedNode& node,
 std::string connection_uuid(const std::string& cluster, const std::string& host,
                             const std::string& ifname);
 
+// A directory searched for templates: path as named when root is empty; otherwise path is
+// relative to root and read with read_file_under (a template planted under the root cannot
+// pull in a file from outside it).
+struct TemplateDir {
+  std::string path;
+  std::string root;
+};
+
+// Templates are small text files; a larger one is refused rather than read.
+constexpr size_t k_max_template_bytes = 64U << 10U;
+
 // ifcfg-<if> files for network-scripts / NetworkManager's ifcfg-rh plugin, from the templates
 // "ifcfg-ib" (base interfaces) and "ifcfg-ib-child" (pkey children) found first in
-// template_dirs. Throws EnvironmentError when a template is missing or malformed.
+// template_dirs. Throws EnvironmentError when a template is missing, malformed or refused
+// (a symlink under the root, not a regular file, larger than k_max_template_bytes).
 std::vector<RenderedFile> render_ifcfg(const profile::ResolvedNode& node,
-                                       const std::vector<std::string>& template_dirs);
+                                       const std::vector<TemplateDir>& template_dirs);
 
 // An /etc/hosts fragment mapping every host of the cluster to its IPoIB addresses. pattern
 // names each entry: "{host}" and "{if}" are replaced ("{host}-ib" by default, with "-{if}"

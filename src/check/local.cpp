@@ -8,7 +8,10 @@
 #include "inventory/sysfs.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 namespace ibsetup::check {
 
@@ -52,25 +55,62 @@ using detail::add;
 using detail::number;
 using detail::skip;
 
-// Dotted firmware versions compared number by number ("20.31.1014" >= "20.28.2006").
-bool version_at_least(const std::string& have, const std::string& want)
+// The numbers of a dotted firmware version ("20.31.1014"), leading zeros dropped; nullopt
+// when text is not one ("N/A", empty, binary, "20..31").
+std::optional<std::vector<std::string_view>> version_numbers(std::string_view text)
 {
-  std::istringstream a(have);
-  std::istringstream b(want);
-  std::string x;
-  std::string y;
-  while (std::getline(b, y, '.')) {
-    if (!std::getline(a, x, '.')) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  for (;;) {
+    const size_t dot = std::min(text.find('.', start), text.size());
+    std::string_view n = text.substr(start, dot - start);
+    if (n.empty() || n.find_first_not_of("0123456789") != std::string_view::npos) {
+      return std::nullopt;
+    }
+    n.remove_prefix(std::min(n.find_first_not_of('0'), n.size() - 1));
+    out.push_back(n);
+    if (dot == text.size()) {
+      return out;
+    }
+    start = dot + 1;
+  }
+}
+
+// have >= want, number by number ("20.31.1014" >= "20.28.2006"); a version with fewer
+// numbers than want is not enough. Numbers are compared by length, then digit by digit: no
+// conversion, so a 20-digit number cannot overflow.
+bool version_at_least(const std::vector<std::string_view>& have,
+                      const std::vector<std::string_view>& want)
+{
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (i >= have.size()) {
       return false;
     }
-    const bool numeric = !x.empty() && !y.empty() &&
-                         x.find_first_not_of("0123456789") == std::string::npos &&
-                         y.find_first_not_of("0123456789") == std::string::npos;
-    if (numeric ? std::stoull(x) != std::stoull(y) : x != y) {
-      return numeric ? std::stoull(x) > std::stoull(y) : x > y;
+    if (have[i].size() != want[i].size()) {
+      return have[i].size() > want[i].size();
+    }
+    if (have[i] != want[i]) {
+      return have[i] > want[i];
     }
   }
   return true;
+}
+
+// A value read from the host, quoted for a message: bytes other than printable ASCII as \xNN,
+// cut after 64 characters.
+std::string quoted(std::string_view text)
+{
+  std::string out = "'";
+  for (size_t i = 0; i < text.size() && i < 64; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'') {
+      out += static_cast<char>(c);
+    } else {
+      static const char* const k_hex = "0123456789abcdef";
+      out += std::string("\\x") + k_hex[c >> 4U] + k_hex[c & 15U];
+    }
+  }
+  return out + (text.size() > 64 ? "'..." : "'");
 }
 
 std::string hca_name(const profile::HcaSpec& spec)
@@ -157,10 +197,17 @@ void check_hcas(const profile::ResolvedNode& node, const inventory::Host& host,
       continue;
     }
     if (spec.firmware_min) {
-      const std::string fw = d->fw_ver.value_or("unknown");
-      const bool ok = d->fw_ver && version_at_least(*d->fw_ver, *spec.firmware_min);
+      // A version that is not dotted numbers ("N/A", empty, garbage) is unknown: it fails.
+      const auto have = d->fw_ver ? version_numbers(*d->fw_ver) : std::nullopt;
+      const auto want = version_numbers(*spec.firmware_min);
+      const bool ok = have && want && version_at_least(*have, *want);
+      const std::string fw = !d->fw_ver ? "unknown" : have ? *d->fw_ver : quoted(*d->fw_ver);
       add(out, "hca.firmware", name, ok, "at least " + *spec.firmware_min, fw,
-          name + ": firmware " + fw + (ok ? "" : ", expected at least " + *spec.firmware_min));
+          name + ": firmware " + fw +
+              (ok ? ""
+               : d->fw_ver && !have
+                   ? " is not a version number, expected at least " + *spec.firmware_min
+                   : ", expected at least " + *spec.firmware_min));
     }
     check_pcie(spec, *d, out);
   }

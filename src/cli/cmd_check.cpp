@@ -210,21 +210,24 @@ int CheckCommands::check()
     throw Error(ExitCode::usage, "--peer-timeout-ms must be 1 to 600000 (0: the profile's)");
   }
   const auto start = std::chrono::steady_clock::now();
-  const profile::Profile p = profile::load_profile(m_file);
-  const profile::ResolvedNode node = resolve_node_arg(p, m_node);
-  const std::string slurm_node = m_slurm_node.empty() ? node.host : m_slurm_node;
+  const std::string node_name = m_node.empty() ? profile::default_node_name() : m_node;
+  const std::string slurm_node = m_slurm_node.empty() ? node_name : m_slurm_node;
   const auto left_ms = [&] {
     return m_timeout_s * 1000 -
            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                .count();
   };
+  // Armed before the profile is read: a profile on a hung file system, or one that is slow
+  // to parse, must not outlive --timeout either.
+  std::atomic<bool> loaded{false};
   Watchdog watchdog(m_timeout_s, [&] {
     check::Report r;
-    r.host = node.host;
+    r.host = node_name;
     std::ostringstream what;
-    what << node.host << ": check did not finish within " << m_timeout_s << " s (--timeout)";
-    r.checks.push_back({"timeout", node.host, check::Status::fail, "finished within the timeout",
-                        "still running", what.str()});
+    what << node_name << ": check did not finish within " << m_timeout_s << " s (--timeout)"
+         << (loaded ? "" : "; the profile was still being loaded");
+    r.checks.push_back({"timeout", node_name, check::Status::fail, "finished within the timeout",
+                        loaded ? "still running" : "still loading the profile", what.str()});
     std::cout << render_report(r, m_format) << std::flush;
     if (m_slurm_drain) {
       // A hung check is a node to take out of service, like a failed one.
@@ -235,6 +238,9 @@ int CheckCommands::check()
                 << '\n';
     }
   });
+  const profile::Profile p = profile::load_profile(m_file);
+  const profile::ResolvedNode node = resolve_node_arg(p, m_node);
+  loaded = true;
 
   check::Report report;
   report.host = node.host;

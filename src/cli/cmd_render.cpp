@@ -99,12 +99,12 @@ int RenderCommands::render_offline(const std::string& file, const std::string& n
     if (m_format == "nm-keyfile") {
       files = render::render_keyfiles(node, p.cluster);
     } else if (m_format == "ifcfg") {
-      std::vector<std::string> dirs;
+      std::vector<render::TemplateDir> dirs;
       if (!m_templates.empty()) {
-        dirs.push_back(m_templates);
+        dirs.push_back({m_templates, ""});
       }
-      dirs.push_back(m_root + "/etc/ibsetup/templates");
-      dirs.emplace_back(IBSETUP_DATADIR "/templates");
+      dirs.push_back({"etc/ibsetup/templates", m_root});
+      dirs.push_back({IBSETUP_DATADIR "/templates", ""});
       files = render::render_ifcfg(node, dirs);
     } else {
       throw Error(ExitCode::usage, "--format must be nm-keyfile, ifcfg or hosts");

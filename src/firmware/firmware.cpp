@@ -2,6 +2,7 @@
 #include <ibsetup/render.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <iterator>
 #include <map>
@@ -69,13 +70,13 @@ std::pair<std::string, int> split_function(const std::string& pci)
   if (dot == std::string::npos || dot + 1 >= pci.size()) {
     return {pci, 0};
   }
-  try {
-    size_t used = 0;
-    const int function = std::stoi(pci.substr(dot + 1), &used, 16);
-    if (used == pci.size() - dot - 1) {
-      return {pci.substr(0, dot), function};
-    }
-  } catch (const std::exception&) {
+  // A hex function number, no sign or spaces (std::stoi took "-1" and " 1").
+  unsigned function = 0;
+  const char* first = pci.data() + dot + 1;
+  const char* last = pci.data() + pci.size();
+  const auto r = std::from_chars(first, last, function, 16);
+  if (r.ec == std::errc() && r.ptr == last && function <= 0xff) {
+    return {pci.substr(0, dot), static_cast<int>(function)};
   }
   return {pci, 0};
 }

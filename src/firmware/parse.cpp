@@ -70,6 +70,7 @@ bool is_known_note(std::string_view line)
 struct Parser {
   MstconfigOutput out;
   bool seen_device_header = false;
+  bool seen_columns_header = false;
   bool after_prompt = false;
 
   void line(int number, std::string_view raw)
@@ -128,9 +129,12 @@ struct Parser {
     }
     if (starts_with(text, "Configurations:")) {
       auto columns = parse_columns(text.substr(std::string_view("Configurations:").size()));
-      if (!columns) {
+      // One table per run: a second header, or one after values were read, would give the
+      // values read so far columns they were not printed under.
+      if (!columns || seen_columns_header || !out.parameters.empty()) {
         throw ParseError(number, std::string(raw));
       }
+      seen_columns_header = true;
       out.columns = *columns;
       return;
     }
@@ -206,7 +210,8 @@ std::optional<std::string> MstconfigOutput::value(const std::string& name,
     if (it == columns.end()) {
       return std::nullopt;
     }
-    return values.at(static_cast<size_t>(it - columns.begin()));
+    const auto index = static_cast<size_t>(it - columns.begin());
+    return index < values.size() ? std::optional(values[index]) : std::nullopt;
   }
   return std::nullopt;
 }

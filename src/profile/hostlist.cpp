@@ -1,5 +1,6 @@
 #include <ibsetup/hostlist.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 
@@ -107,15 +108,63 @@ void expand_pieces(const std::vector<Piece>& pieces, size_t index, std::string& 
   prefix.resize(keep);
 }
 
-// Expands one comma-free-at-top-level pattern starting at offset in the expression.
-void expand_pattern(std::string_view pattern, size_t offset, size_t max_hosts,
-                    std::vector<std::string>& out)
+// Counts saturate: [0-18446744073709551615] or many brackets must not wrap around.
+constexpr unsigned long long k_saturated = ~0ULL;
+
+unsigned long long add_sat(unsigned long long a, unsigned long long b)
+{
+  unsigned long long r = 0;
+  return __builtin_add_overflow(a, b, &r) ? k_saturated : r;
+}
+
+unsigned long long mul_sat(unsigned long long a, unsigned long long b)
+{
+  unsigned long long r = 0;
+  return __builtin_mul_overflow(a, b, &r) ? k_saturated : r;
+}
+
+size_t digits(unsigned long long n)
+{
+  size_t d = 1;
+  while (n >= 10) {
+    n /= 10;
+    ++d;
+  }
+  return d;
+}
+
+// The bytes of all numbers of r as written (each at least r.width wide), without writing them.
+unsigned long long range_bytes(const Range& r)
+{
+  unsigned long long total = 0;
+  unsigned long long start = r.low;
+  for (;;) {
+    const size_t d = digits(start);
+    // The last number with d digits, or r.high if it comes first.
+    unsigned long long last = r.high;
+    if (d < 20) {
+      unsigned long long top = 1;
+      for (size_t i = 0; i < d; ++i) {
+        top *= 10;
+      }
+      last = std::min(r.high, top - 1);
+    }
+    total = add_sat(total, mul_sat(last - start + 1, std::max(d, r.width)));
+    if (last == r.high) {
+      return total;
+    }
+    start = last + 1;
+  }
+}
+
+// A comma-free-at-top-level pattern split into pieces; offset is its position in the
+// expression.
+std::vector<Piece> parse_pattern(std::string_view pattern, size_t offset)
 {
   if (pattern.empty()) {
     throw HostlistError(offset, "empty host name");
   }
   std::vector<Piece> pieces;
-  unsigned long long count = 1;
   size_t pos = 0;
   while (pos < pattern.size()) {
     if (pattern[pos] == '[') {
@@ -130,24 +179,6 @@ void expand_pattern(std::string_view pattern, size_t offset, size_t max_hosts,
       Piece piece;
       piece.is_bracket = true;
       piece.ranges = parse_ranges(body, offset + pos + 1);
-      unsigned long long n = 0;
-      for (const auto& r : piece.ranges) {
-        // Compared before adding 1: [0-18446744073709551615] must not wrap to 0.
-        if (r.high - r.low >= max_hosts || n + (r.high - r.low) + 1 > max_hosts) {
-          n = max_hosts + 1ULL;
-          break;
-        }
-        n += r.high - r.low + 1;
-      }
-      if (n > max_hosts / count) {
-        count = max_hosts + 1ULL;
-      } else {
-        count *= n;
-      }
-      if (count > max_hosts || out.size() + count > max_hosts) {
-        throw HostlistError(offset + pos,
-                            "expands to more than " + std::to_string(max_hosts) + " hosts");
-      }
       pieces.push_back(std::move(piece));
       pos = close + 1;
     } else if (pattern[pos] == ']') {
@@ -170,28 +201,72 @@ void expand_pattern(std::string_view pattern, size_t offset, size_t max_hosts,
       ++pos;
     }
   }
-  std::string prefix;
-  expand_pieces(pieces, 0, prefix, out);
+  return pieces;
 }
 
-}  // namespace
-
-bool is_valid_hostname(std::string_view name)
+// The size of a pattern's expansion, and a refusal of names longer than a host name may be,
+// both computed without expanding it.
+HostlistSize measure_pattern(const std::vector<Piece>& pieces, size_t offset)
 {
-  if (name.empty() || name.size() > 253) {
-    return false;
-  }
-  for (char c : name) {
-    if (!is_host_char(c)) {
-      return false;
+  size_t longest = 0;  // the longest name: its widest number from every bracket
+  size_t label = 0;    // the longest label (between dots) so far
+  size_t current = 0;
+  unsigned long long hosts = 1;
+  for (const auto& p : pieces) {
+    if (!p.is_bracket) {
+      longest += p.literal.size();
+      for (char c : p.literal) {
+        current = c == '.' ? 0 : current + 1;
+        label = std::max(label, current);
+      }
+      continue;
     }
+    size_t widest = 0;
+    unsigned long long n = 0;
+    for (const auto& r : p.ranges) {
+      widest = std::max({widest, r.width, digits(r.high)});
+      n = add_sat(n, add_sat(r.high - r.low, 1));
+    }
+    longest += widest;
+    current += widest;
+    label = std::max(label, current);
+    hosts = mul_sat(hosts, n);
   }
-  return true;
+  if (longest > k_max_hostname) {
+    throw HostlistError(offset, "host names of up to " + std::to_string(longest) +
+                                    " characters; a host name has at most " +
+                                    std::to_string(k_max_hostname));
+  }
+  if (label > k_max_label) {
+    throw HostlistError(offset, "host names with a part (between dots) of up to " +
+                                    std::to_string(label) + " characters; a part has at most " +
+                                    std::to_string(k_max_label));
+  }
+  // Every bracket's numbers appear in hosts / (its count) names; every literal in all of them.
+  unsigned long long bytes = 0;
+  for (const auto& p : pieces) {
+    if (!p.is_bracket) {
+      bytes = add_sat(bytes, mul_sat(p.literal.size(), hosts));
+      continue;
+    }
+    unsigned long long n = 0;
+    unsigned long long written = 0;
+    for (const auto& r : p.ranges) {
+      n = add_sat(n, add_sat(r.high - r.low, 1));
+      written = add_sat(written, range_bytes(r));
+    }
+    if (n == 0) {
+      continue;  // parse_ranges never gives an empty bracket
+    }
+    bytes = add_sat(bytes, hosts == k_saturated ? k_saturated : mul_sat(written, hosts / n));
+  }
+  return {hosts, bytes};
 }
 
-std::vector<std::string> expand_hostlist(std::string_view expression, size_t max_hosts)
+// Calls f(pattern, offset) for every top-level comma-separated pattern of expression.
+template <typename F>
+void for_each_pattern(std::string_view expression, F f)
 {
-  std::vector<std::string> out;
   if (expression.empty()) {
     throw HostlistError(0, "empty hostlist");
   }
@@ -204,11 +279,55 @@ std::vector<std::string> expand_hostlist(std::string_view expression, size_t max
     } else if (c == ']') {
       --depth;
     } else if ((c == ',' && depth <= 0) || i == expression.size()) {
-      expand_pattern(expression.substr(start, i - start), start, max_hosts, out);
+      f(expression.substr(start, i - start), start);
       start = i + 1;
       depth = 0;
     }
   }
+}
+
+}  // namespace
+
+bool is_valid_hostname(std::string_view name)
+{
+  if (name.empty() || name.size() > k_max_hostname) {
+    return false;
+  }
+  for (char c : name) {
+    if (!is_host_char(c)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+HostlistSize measure_hostlist(std::string_view expression)
+{
+  HostlistSize total;
+  for_each_pattern(expression, [&](std::string_view pattern, size_t offset) {
+    const auto size = measure_pattern(parse_pattern(pattern, offset), offset);
+    total.hosts = add_sat(total.hosts, size.hosts);
+    total.bytes = add_sat(total.bytes, size.bytes);
+  });
+  return total;
+}
+
+std::vector<std::string> expand_hostlist(std::string_view expression, size_t max_hosts)
+{
+  const auto size = measure_hostlist(expression);
+  if (size.hosts > max_hosts) {
+    throw HostlistError(
+        0, "expands to " +
+               (size.hosts == k_saturated ? std::string("more than 18446744073709551614")
+                                          : std::to_string(size.hosts)) +
+               " hosts, more than " + std::to_string(max_hosts));
+  }
+  std::vector<std::string> out;
+  out.reserve(size.hosts);
+  for_each_pattern(expression, [&](std::string_view pattern, size_t offset) {
+    std::string prefix;
+    expand_pieces(parse_pattern(pattern, offset), 0, prefix, out);
+  });
   return out;
 }
 

@@ -1,14 +1,16 @@
+#include "common/bounded_read.hpp"
 #include "profile/reader.hpp"
 #include "profile/validate.hpp"
 #include "profile/yaml_guard.hpp"
 
 #include <ibsetup/profile.hpp>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 
 namespace ibsetup::profile {
 
@@ -16,35 +18,31 @@ namespace {
 
 std::string read_file(const std::string& path, const Limits& limits)
 {
-  struct stat st {};
-  // A profile that is absent or unreadable is this host's problem (exit 4, like any missing
-  // file), not a defect of the profile's content (exit 3).
-  if (stat(path.c_str(), &st) != 0) {
+  // O_NONBLOCK: a FIFO must not wait for a writer; it is refused below like a device.
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    // A profile that is absent or unreadable is this host's problem (exit 4, like any missing
+    // file), not a defect of the profile's content (exit 3).
     throw EnvironmentError(path + ": cannot open the profile: " + std::strerror(errno));
   }
-  if (S_ISDIR(st.st_mode)) {
-    throw InputError(path + ": is a directory, not a profile file");
-  }
-  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
-    throw InputError(path + ": is not a regular file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw EnvironmentError(path + ": cannot read the profile: " + std::strerror(errno));
-  }
-  std::string text;
-  char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<size_t>(in.gcount()));
-    if (text.size() > limits.max_bytes) {
-      throw InputError(path + ": larger than " + std::to_string(limits.max_bytes >> 20U) +
-                       " MiB; a cluster profile is far smaller (is this the right file?)");
+  auto r = util::read_bounded(fd, limits.max_bytes);
+  close(fd);
+  switch (r.status) {
+  case util::BoundedRead::Status::ok:
+    return std::move(r.text);
+  case util::BoundedRead::Status::not_regular:
+    if (S_ISDIR(r.mode)) {
+      throw InputError(path + ": is a directory, not a profile file");
     }
+    throw InputError(path + ": is " + util::file_kind(r.mode) +
+                     ", not a regular file; a profile is read from a regular file");
+  case util::BoundedRead::Status::too_large:
+    throw InputError(path + ": larger than " + std::to_string(limits.max_bytes >> 20U) +
+                     " MiB; a cluster profile is far smaller (is this the right file?)");
+  case util::BoundedRead::Status::failed:
+  default:
+    throw EnvironmentError(path + ": cannot read the profile: " + std::strerror(r.error));
   }
-  if (in.bad()) {
-    throw InputError(path + ": cannot read the profile: " + std::strerror(errno));
-  }
-  return text;
 }
 
 bool only_comments(const std::string& text)

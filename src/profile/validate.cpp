@@ -23,8 +23,43 @@ std::string at_line(Mark m)
   return m.line > 0 ? " (line " + std::to_string(m.line) + ")" : std::string();
 }
 
+// Adds size to the profile's running totals; false (with an error at the group) when that
+// goes over the limits.
+bool within_limits(const HostlistSize& size, unsigned long long& hosts, unsigned long long& bytes,
+                   const Limits& limits, const std::string& path, Mark m, Diagnostics& diags)
+{
+  const auto count = [](unsigned long long n) {
+    return n == ~0ULL ? std::string("more than 18446744073709551614") : std::to_string(n);
+  };
+  const auto before = [&](unsigned long long n, const char* what) {
+    return n == 0 ? std::string() : " after " + count(n) + " " + what + " in the groups before it";
+  };
+  const unsigned long long new_hosts = size.hosts > ~0ULL - hosts ? ~0ULL : hosts + size.hosts;
+  const unsigned long long new_bytes = size.bytes > ~0ULL - bytes ? ~0ULL : bytes + size.bytes;
+  if (new_hosts > limits.max_hosts) {
+    diags.error(m, path,
+                "expands to " + count(size.hosts) + " hosts" + before(hosts, "hosts") +
+                    "; a profile lists at most " + std::to_string(limits.max_hosts) +
+                    " hosts in all its groups");
+    return false;
+  }
+  if (new_bytes > limits.max_host_bytes) {
+    diags.error(m, path,
+                "expands to host names of " + count(size.bytes) + " bytes" +
+                    before(bytes, "bytes") + "; a profile's host names hold at most " +
+                    std::to_string(limits.max_host_bytes >> 20U) + " MiB in all its groups");
+    return false;
+  }
+  hosts = new_hosts;
+  bytes = new_bytes;
+  return true;
+}
+
 void expand_groups(Profile& profile, const Limits& limits, Diagnostics& diags)
 {
+  unsigned long long hosts = 0;  // of the groups so far, against the limits
+  unsigned long long bytes = 0;
+  bool over_limit = false;  // reported once; later groups are not expanded
   std::unordered_map<std::string, std::pair<size_t, Mark>> first_seen;
   for (size_t gi = 0; gi < profile.groups.size(); ++gi) {
     std::map<size_t, std::vector<std::string>> clashes;  // other group -> shared hosts
@@ -33,12 +68,23 @@ void expand_groups(Profile& profile, const Limits& limits, Diagnostics& diags)
       continue;
     }
     const Mark m = g.hosts_expression.mark;
+    const std::string& expression = *g.hosts_expression;
+    // A long expression is shown cut short: the message is about its start.
+    const std::string shown =
+        expression.size() <= 80 ? expression : expression.substr(0, 60) + "...";
     try {
-      g.hosts = expand_hostlist(*g.hosts_expression, limits.max_hosts);
+      // Measured before anything is expanded: the limits are for the whole profile.
+      const HostlistSize size = measure_hostlist(expression);
+      if (!over_limit) {
+        over_limit = !within_limits(size, hosts, bytes, limits, g.path + ".hosts", m, diags);
+      }
+      if (over_limit) {
+        continue;
+      }
+      g.hosts = expand_hostlist(expression, limits.max_hosts);
     } catch (const HostlistError& e) {
       const Mark at{m.line, m.column + g.hosts_quote + static_cast<int>(e.offset())};
-      diags.error(at, g.path + ".hosts",
-                  "malformed hostlist '" + *g.hosts_expression + "': " + e.what());
+      diags.error(at, g.path + ".hosts", "malformed hostlist '" + shown + "': " + e.what());
       continue;
     }
     for (const auto& host : g.hosts) {

@@ -1,3 +1,5 @@
+#include "common/bounded_read.hpp"
+
 #include <ibsetup/error.hpp>
 #include <ibsetup/render.hpp>
 
@@ -5,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -57,9 +60,31 @@ private:
   throw EnvironmentError(what + ": " + std::strerror(errno));
 }
 
+// Reads the open file fd (full names it in messages) when it is a regular file of at most
+// max_bytes.
+std::string read_regular(int fd, const std::string& full, size_t max_bytes)
+{
+  auto r = util::read_bounded(fd, max_bytes);
+  switch (r.status) {
+  case util::BoundedRead::Status::ok:
+    return std::move(r.text);
+  case util::BoundedRead::Status::not_regular:
+    throw EnvironmentError(full + " is " + util::file_kind(r.mode) + ", not a regular file");
+  case util::BoundedRead::Status::too_large:
+    throw EnvironmentError(full + " is larger than " + std::to_string(max_bytes >> 10U) +
+                           " KiB; refusing to read it");
+  case util::BoundedRead::Status::failed:
+  default:
+    errno = r.error;
+    fail("cannot read " + full);
+  }
+}
+
 // Opens (creating when missing, if create) each directory of rel_dir below root with
-// O_NOFOLLOW. Without create, a missing directory gives an invalid Fd.
-Fd open_dirs(const std::string& root, const std::string& rel_dir, bool create = true)
+// O_NOFOLLOW. Without create, a missing directory gives an invalid Fd. verb ("write",
+// "read") says in messages what was refused.
+Fd open_dirs(const std::string& root, const std::string& rel_dir, bool create = true,
+             const char* verb = "write")
 {
   Fd dir(open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir.get() < 0) {
@@ -90,9 +115,8 @@ Fd open_dirs(const std::string& root, const std::string& rel_dir, bool create = 
     }
     if (next.get() < 0) {
       if (errno == ELOOP || errno == ENOTDIR) {
-        throw EnvironmentError(walked +
-                               " is a symlink or not a directory; refusing to write "
-                               "through it (nothing outside the root is touched)");
+        throw EnvironmentError(walked + " is a symlink or not a directory; refusing to " + verb +
+                               " through it (nothing outside the root is touched)");
       }
       fail("cannot open " + walked);
     }
@@ -166,6 +190,53 @@ WriteResult check_file(const std::string& root, const RenderedFile& file)
     return WriteResult::created;  // a directory on the way is missing: so is the file
   }
   return planned_result(dir.get(), name, root + "/" + file.path, file);
+}
+
+std::optional<std::string> read_file_under(const std::string& root, const std::string& path,
+                                           size_t max_bytes)
+{
+  const auto slash = path.rfind('/');
+  const std::string rel_dir = slash == std::string::npos ? "" : path.substr(0, slash);
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::string full = root + "/" + path;
+  const Fd dir = open_dirs(root, rel_dir, false, "read");
+  if (dir.get() < 0) {
+    return std::nullopt;
+  }
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused right after).
+  const Fd fd(openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  if (fd.get() < 0) {
+    if (errno == ENOENT) {
+      return std::nullopt;
+    }
+    if (errno == ELOOP) {
+      std::string target(4096, '\0');
+      const ssize_t n = readlinkat(dir.get(), name.c_str(), &target[0], target.size());
+      target.resize(n > 0 ? static_cast<size_t>(n) : 0);
+      // The target is named only when printable: a planted name must not reach the terminal.
+      if (std::any_of(target.begin(), target.end(), [](char c) { return c < 0x20 || c > 0x7e; })) {
+        target.clear();
+      }
+      throw EnvironmentError(full + " is a symlink" +
+                             (target.empty() ? std::string() : " to " + target) +
+                             "; files under the root are read without following symlinks, "
+                             "so nothing outside it is read");
+    }
+    fail("cannot read " + full);
+  }
+  return read_regular(fd.get(), full, max_bytes);
+}
+
+std::optional<std::string> read_named_file(const std::string& path, size_t max_bytes)
+{
+  const Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (fd.get() < 0) {
+    if (errno == ENOENT) {
+      return std::nullopt;
+    }
+    fail("cannot read " + path);
+  }
+  return read_regular(fd.get(), path, max_bytes);
 }
 
 bool remove_file(const std::string& root, const std::string& path)

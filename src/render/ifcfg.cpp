@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 namespace ibsetup::render {
@@ -128,19 +127,18 @@ std::string fill_template(const std::string& text,
 
 namespace {
 
-std::string load_template(const std::string& name, const std::vector<std::string>& dirs)
+std::string load_template(const std::string& name, const std::vector<TemplateDir>& dirs)
 {
-  for (const auto& dir : dirs) {
-    std::ifstream in(dir + "/" + name);
-    if (in) {
-      std::ostringstream s;
-      s << in.rdbuf();
-      return s.str();
-    }
-  }
   std::string searched;
   for (const auto& dir : dirs) {
-    searched += (searched.empty() ? "" : ", ") + dir;
+    const auto text = dir.root.empty()
+                          ? read_named_file(dir.path + "/" + name, k_max_template_bytes)
+                          : read_file_under(dir.root, dir.path + "/" + name, k_max_template_bytes);
+    if (text) {
+      return *text;
+    }
+    searched +=
+        (searched.empty() ? "" : ", ") + (dir.root.empty() ? "" : dir.root + "/") + dir.path;
   }
   throw EnvironmentError("template " + name + " not found (searched " + searched + ")");
 }
@@ -148,7 +146,7 @@ std::string load_template(const std::string& name, const std::vector<std::string
 }  // namespace
 
 std::vector<RenderedFile> render_ifcfg(const profile::ResolvedNode& node,
-                                       const std::vector<std::string>& template_dirs)
+                                       const std::vector<TemplateDir>& template_dirs)
 {
   const std::string base = load_template("ifcfg-ib", template_dirs);
   const std::string child = load_template("ifcfg-ib-child", template_dirs);

@@ -69,6 +69,23 @@ TEST(CheckLocal, HealthyFixturePassesEveryCheck)
   EXPECT_EQ(passed, 32U);
 }
 
+// Issue 13: a firmware number longer than unsigned long long is compared, not converted
+// (std::stoull threw std::out_of_range: "internal error").
+TEST(CheckLocal, FirmwareNumbersOfAnyLengthCompare)
+{
+  test::TempDir tmp;
+  const fs::path root = tmp.path() / "sys";
+  fs::copy(k_fixtures / "hdr-2hca", root,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  std::ofstream(root / "class/infiniband/mlx5_0/fw_ver") << "20.31.99999999999999999999\n";
+  for (const auto& r : run(root, "")) {
+    if (r.id == "hca.firmware" && r.subject == "mlx5_0") {
+      EXPECT_EQ(check::Status::pass, r.status) << r.message;
+      EXPECT_EQ("mlx5_0: firmware 20.31.99999999999999999999", r.message);
+    }
+  }
+}
+
 class CheckFailure : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CheckFailure, NamesTheCheckAndWhatItSaw)
@@ -126,6 +143,33 @@ const Case k_cases[] = {
      "hca.firmware",
      "mlx5_0",
      "mlx5_0: firmware 20.28.1002, expected at least 20.31.1014"},
+    // Issue 13: a version that is not dotted numbers is unknown and never passes.
+    {"firmware_not_available",
+     {{"class/infiniband/mlx5_0/fw_ver", "N/A"}},
+     "hca.firmware",
+     "mlx5_0",
+     "mlx5_0: firmware 'N/A' is not a version number, expected at least 20.31.1014"},
+    {"firmware_empty",
+     {{"class/infiniband/mlx5_0/fw_ver", "\n"}},
+     "hca.firmware",
+     "mlx5_0",
+     "mlx5_0: firmware unknown, expected at least 20.31.1014"},
+    {"firmware_binary",
+     {{"class/infiniband/mlx5_0/fw_ver", std::string("\xff\x1b[2J9", 6)}},
+     "hca.firmware",
+     "mlx5_0",
+     "mlx5_0: firmware '\\xff\\x1b[2J9' is not a version number, expected at least 20.31.1014"},
+    {"firmware_leading_zeros",
+     {{"class/infiniband/mlx5_0/fw_ver", "20.00000000000000000030.99999999999999999999"}},
+     "hca.firmware",
+     "mlx5_0",
+     "mlx5_0: firmware 20.00000000000000000030.99999999999999999999, expected at least "
+     "20.31.1014"},
+    {"firmware_too_short",
+     {{"class/infiniband/mlx5_0/fw_ver", "20.31"}},
+     "hca.firmware",
+     "mlx5_0",
+     "mlx5_0: firmware 20.31, expected at least 20.31.1014"},
     {"pcie_x8",
      {{"class/infiniband/mlx5_0/device/current_link_width", "8"}},
      "pcie.width",

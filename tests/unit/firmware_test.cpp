@@ -140,6 +140,65 @@ TEST(MstconfigParse, TabsAndExtendedColumns)
             "IB(1)");
 }
 
+TEST(MstconfigParse, ValueNeverIndexesPastTheValues)
+{
+  MstconfigOutput out;
+  out.columns = {"Default", "Current", "Next Boot"};
+  out.parameters.emplace_back("LINK_TYPE_P1", std::vector<std::string>{"IB(1)"});
+  out.parameters.emplace_back("LINK_TYPE_P2", std::vector<std::string>{});
+  EXPECT_EQ(out.value("LINK_TYPE_P1"), std::nullopt);
+  EXPECT_EQ(out.value("LINK_TYPE_P1", "Default"), "IB(1)");
+  EXPECT_EQ(out.value("LINK_TYPE_P2", "Default"), std::nullopt);
+  out.columns.clear();
+  EXPECT_EQ(out.value("LINK_TYPE_P2"), std::nullopt);
+}
+
+// Random sequences of lines mstconfig prints: the parser either understands them or throws
+// ParseError, and value() answers for every parameter and column; nothing else leaks.
+TEST(MstconfigParse, ShuffledOutputNeverLeaksAStandardException)
+{
+  const std::vector<std::string> lines{"Configurations:",
+                                       "Configurations:   Next Boot",
+                                       "Configurations:   Next Boot   New",
+                                       "Configurations:   Default   Current   Next Boot",
+                                       "  LINK_TYPE_P1   IB(1)",
+                                       "  LINK_TYPE_P1   IB(1)   ETH(2)",
+                                       "* LINK_TYPE_P2   VPI(3)  IB(1)   ETH(2)",
+                                       "  LINK_TYPE_P1",
+                                       "Device #1:",
+                                       "Device:   0000:3b:00.0",
+                                       "-E- Failed to open the device",
+                                       "-I- Please reboot machine to load new configurations.",
+                                       "Apply new Configuration? (y/n) [n] : y",
+                                       "Applying... Done!",
+                                       "y",
+                                       ""};
+  unsigned long long state = 42;
+  const auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<size_t>(state >> 33U);
+  };
+  for (int run = 0; run < 5000; ++run) {
+    std::string text;
+    const size_t count = next() % 8;
+    for (size_t i = 0; i < count; ++i) {
+      text += lines[next() % lines.size()] + "\n";
+    }
+    try {
+      const auto out = parse_mstconfig(text);
+      for (const auto& [name, values] : out.parameters) {
+        for (const char* column : {"Default", "Current", "Next Boot", "New", "Other"}) {
+          (void)out.value(name, column);
+        }
+      }
+    } catch (const ParseError&) {
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << e.what() << " on:\n" << text;
+      return;
+    }
+  }
+}
+
 TEST(MstconfigParse, UnknownLinesAreErrorsQuotingTheLine)
 {
   const std::vector<std::pair<std::string, int>> bad{
@@ -148,6 +207,11 @@ TEST(MstconfigParse, UnknownLinesAreErrorsQuotingTheLine)
       {"Configurations:    Next Boot   Later\n", 1},
       {"Konfigurationen:\n", 1},
       {"Device #1:\nDevice #2:\n", 2},
+      // Issue 13 (found by fuzzing MstconfigOutput::value): values read without columns, then
+      // a header with three; value() indexed past them and threw std::out_of_range.
+      {"Configurations:\n LINK_TYPE_P1 IB(1)\nConfigurations: Default Current Next Boot\n", 3},
+      {" LINK_TYPE_P1 IB(1)\nConfigurations: Default Current Next Boot\n", 2},
+      {"Configurations: Next Boot\nConfigurations:\n", 2},
   };
   for (const auto& [text, line] : bad) {
     try {

@@ -58,8 +58,11 @@ INSTANTIATE_TEST_SUITE_P(
                       Bad{"cn[a[1]]", 4, "nested '[' inside []"},
                       Bad{"cn01,,cn02", 5, "empty host name"},
                       Bad{"cn 01", 2, "character ' ' is not allowed in a host name"},
-                      Bad{"n[1-5000]", 1, "expands to more than 1000 hosts"},
-                      Bad{"a[1-40]b[1-40]", 8, "expands to more than 1000 hosts"}));
+                      Bad{"n[1-5000]", 0, "expands to 5000 hosts, more than 1000"},
+                      Bad{"a[1-40]b[1-40]", 0, "expands to 1600 hosts, more than 1000"},
+                      Bad{"a,b[1-999],c", 0, "expands to 1001 hosts, more than 1000"},
+                      Bad{"n[0-18446744073709551615]", 0,
+                          "expands to more than 18446744073709551614 hosts, more than 1000"}));
 
 TEST(HostlistFold, RangesAndSingles)
 {
@@ -102,3 +105,58 @@ TEST(HostlistFold, RoundTripsThroughExpand)
 }
 
 }  // namespace
+
+TEST(HostlistMeasure, CountsHostsAndBytesWithoutExpanding)
+{
+  EXPECT_EQ(136U, measure_hostlist("cn[001-128],gpu[01-08]").hosts);
+  EXPECT_EQ(128U * 5 + 8 * 5, measure_hostlist("cn[001-128],gpu[01-08]").bytes);
+  // Unpadded numbers grow: n8 n9 n10.
+  EXPECT_EQ(7U, measure_hostlist("n[8-10]").bytes);
+  const auto big = measure_hostlist("x[000000-999999]");
+  EXPECT_EQ(1000000U, big.hosts);
+  EXPECT_EQ(7000000U, big.bytes);
+  EXPECT_EQ(~0ULL, measure_hostlist("a[0-18446744073709551615]b[0-9]").hosts);
+  EXPECT_EQ(~0ULL, measure_hostlist("a[0-18446744073709551615]b[0-9]").bytes);
+}
+
+TEST(HostlistMeasure, AgreesWithTheExpansion)
+{
+  for (const char* e : {"cn[001-128],gpu[01-08]", "r[1-2]n[01-04]", "a[1,3-4],login,b2",
+                        "n[95-105,0999-1001]x[7-12].ib", "q[0-0]", "z[9-11][098-101]"}) {
+    const auto hosts = expand_hostlist(e);
+    size_t bytes = 0;
+    for (const auto& h : hosts) {
+      bytes += h.size();
+    }
+    const auto size = measure_hostlist(e);
+    EXPECT_EQ(hosts.size(), size.hosts) << e;
+    EXPECT_EQ(bytes, size.bytes) << e;
+  }
+}
+
+std::string hostlist_error(const std::string& expression)
+{
+  try {
+    measure_hostlist(expression);
+  } catch (const HostlistError& e) {
+    return std::to_string(e.offset()) + ": " + e.what();
+  }
+  return "accepted";
+}
+
+TEST(HostlistMeasure, RefusesNamesLongerThanAHostNameBeforeExpanding)
+{
+  // A 2,000-character prefix on a million numbers would be 2 GB of names.
+  EXPECT_EQ("0: host names of up to 2006 characters; a host name has at most 253",
+            hostlist_error(std::string(2000, 'a') + "[000000-999999]"));
+  const std::string labels = std::string(63, 'a') + "." + std::string(63, 'b') + "." +
+                             std::string(63, 'c') + "." + std::string(60, 'd');
+  EXPECT_EQ("4: host names of up to 254 characters; a host name has at most 253",
+            hostlist_error("cn1," + labels + "[1-10]"));
+  EXPECT_EQ("accepted", hostlist_error(labels + "[1-9]"));
+  EXPECT_EQ(
+      "0: host names with a part (between dots) of up to 64 characters; a part has at "
+      "most 63",
+      hostlist_error(std::string(60, 'a') + "[1-1000].ib"));
+  EXPECT_EQ("accepted", hostlist_error(std::string(60, 'a') + "[1-999].ib"));
+}

@@ -70,3 +70,66 @@ TEST(InventoryParse, PciAndMasks)
 }
 
 }  // namespace
+
+// Issue 13: every sysfs value parser answers nullopt, never throws, on mutations of the
+// kernel's formats (bytes dropped, duplicated or replaced, numbers made huge).
+TEST(SysfsParsers, MutatedValuesNeverThrow)
+{
+  const std::vector<std::string> seeds{
+      "4: ACTIVE",
+      "5: LinkUp",
+      "100 Gb/sec (4X EDR)",
+      "2.5 Gb/sec (1X SDR)",
+      "0x3a4",
+      "0c42:a103:0016:e7e0",
+      "fe80:0000:0000:0000:0c42:a103:0016:e7e0",
+      "80:00:00:48:fe:80:00:00:00:00:00:00:0c:42:a1:03:00:16:e7:e0",
+      "16.0 GT/s PCIe",
+      "0xa659e848",
+      "0xffff",
+      "99999999999999999999999",
+      ""};
+  const std::string alphabet = "0123456789abcdefxX:.() /-+GTsbecXN\n\t\xff";
+  unsigned long long state = 7;
+  const auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<size_t>(state >> 33U);
+  };
+  for (int run = 0; run < 20000; ++run) {
+    std::string s = seeds[next() % seeds.size()];
+    for (size_t edits = next() % 4; edits > 0; --edits) {
+      const size_t at = s.empty() ? 0 : next() % s.size();
+      switch (next() % 4) {
+      case 0:
+        s.erase(at, 1);
+        break;
+      case 1:
+        s.insert(at, 1, alphabet[next() % alphabet.size()]);
+        break;
+      case 2:
+        s.insert(at, std::string(next() % 30, '9'));
+        break;
+      default:
+        if (!s.empty()) {
+          s[at] = alphabet[next() % alphabet.size()];
+        }
+      }
+    }
+    try {
+      (void)parse_port_state(s);
+      (void)parse_phys_state(s);
+      (void)parse_rate(s);
+      (void)parse_hex_int(s);
+      (void)parse_decimal_int(s);
+      (void)parse_guid(s);
+      (void)guid_of_gid(s);
+      (void)guid_of_ipoib_address(s);
+      (void)parse_pci_speed(s);
+      (void)parse_cap_mask(s);
+      (void)parse_pkey(s);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << e.what() << " on '" << s << "'";
+      return;
+    }
+  }
+}

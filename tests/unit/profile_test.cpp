@@ -4,6 +4,8 @@
 
 #include "gtest_compat.hpp"
 
+#include <sys/stat.h>
+
 namespace fs = std::filesystem;
 using namespace ibsetup;
 using namespace ibsetup::profile;
@@ -241,21 +243,43 @@ TEST(ProfileFile, TooLarge)
   }
 }
 
-TEST(ProfileFile, DevZeroIsCutOffNotHung)
+std::string file_error(const std::string& path, const Limits& limits = {})
+{
+  try {
+    load_profile(path, limits);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(ProfileFile, DevicesAndFifosAreRefusedNotRead)
+{
+  EXPECT_EQ(
+      "/dev/zero: is a character device, not a regular file; a profile is read from a "
+      "regular file",
+      file_error("/dev/zero"));
+  test::TempDir dir;
+  const std::string fifo = (dir.path() / "fifo.yaml").string();
+  ASSERT_EQ(0, mkfifo(fifo.c_str(), 0600));
+  // No writer ever opens the FIFO: a blocking open would hang here.
+  EXPECT_EQ(fifo + ": is a FIFO, not a regular file; a profile is read from a regular file",
+            file_error(fifo));
+  EXPECT_EQ(dir.path().string() + ": is a directory, not a profile file",
+            file_error(dir.path().string()));
+}
+
+TEST(ProfileFile, LargerThanTheCapIsRefused)
 {
   Limits limits;
   limits.max_bytes = 1U << 20U;
-  EXPECT_EQ(
-      "/dev/zero: larger than 1 MiB; a cluster profile is far smaller (is this the right "
-      "file?)",
-      [&] {
-        try {
-          load_profile("/dev/zero", limits);
-        } catch (const InputError& e) {
-          return std::string(e.what());
-        }
-        return std::string("accepted");
-      }());
+  test::TempDir dir;
+  const std::string big = (dir.path() / "big.yaml").string();
+  std::ofstream(big) << std::string((1U << 20U) + 1, '#');
+  EXPECT_EQ(big +
+                ": larger than 1 MiB; a cluster profile is far smaller (is this the right "
+                "file?)",
+            file_error(big, limits));
 }
 
 std::string text_error(const std::string& text, const Limits& limits = {})
@@ -266,6 +290,24 @@ std::string text_error(const std::string& text, const Limits& limits = {})
     return e.diagnostics().format();
   }
   return "accepted";
+}
+
+TEST(ProfileLimits, HostsAndNameBytesAreCountedOverTheWholeProfile)
+{
+  Limits limits;
+  limits.max_hosts = 10;
+  const std::string two_groups = "version: 1\nnodes:\n  - hosts: a[1-6]\n  - hosts: b[1-6]\n";
+  EXPECT_EQ(
+      "t.yaml:4:12: nodes[1].hosts: expands to 6 hosts after 6 hosts in the groups "
+      "before it; a profile lists at most 10 hosts in all its groups",
+      text_error(two_groups, limits));
+  limits.max_hosts = 1000000;
+  limits.max_host_bytes = 1U << 20U;
+  // 200,000 names of 7 bytes: refused by arithmetic, nothing is expanded.
+  EXPECT_EQ(
+      "t.yaml:3:12: nodes[0].hosts: expands to host names of 1400000 bytes; a profile's "
+      "host names hold at most 1 MiB in all its groups",
+      text_error("version: 1\nnodes:\n  - hosts: h[000001-200000]\n", limits));
 }
 
 TEST(ProfileText, DeepFlowNestingIsRefusedBeforeParsing)

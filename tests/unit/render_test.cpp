@@ -60,7 +60,7 @@ TEST(Render, UuidsAreStableAndDistinct)
 TEST(Render, IfcfgFromTemplates)
 {
   const auto files =
-      render::render_ifcfg(profile::resolve_node(lab(), "lab02"), {IBSETUP_TEMPLATES});
+      render::render_ifcfg(profile::resolve_node(lab(), "lab02"), {{IBSETUP_TEMPLATES, ""}});
   ASSERT_EQ(3U, files.size());
   EXPECT_EQ("etc/sysconfig/network-scripts/ifcfg-ib0.8010", files[2].path);
   expect_golden(files, k_golden / "ifcfg");
@@ -72,7 +72,7 @@ TEST(Render, IfcfgTemplateOverrideTakesEffect)
   std::ofstream(dir.path() / "ifcfg-ib") << "## site template\nDEVICE={{DEVICE}}\nZONE=trusted\n"
                                             "MTU={{MTU}}\n";
   const auto files = render::render_ifcfg(profile::resolve_node(lab(), "lab02"),
-                                          {dir.path().string(), IBSETUP_TEMPLATES});
+                                          {{dir.path().string(), ""}, {IBSETUP_TEMPLATES, ""}});
   EXPECT_EQ(std::string(render::k_marker) + "\nDEVICE=ib0\nZONE=trusted\n", files[0].content);
   // The child template was not overridden: it comes from the next directory.
   EXPECT_NE(std::string::npos, files[2].content.find("PKEY_ID=32784"));
@@ -88,7 +88,7 @@ TEST(Render, TemplateErrorsNameTheLine)
     EXPECT_STREQ("template ifcfg-ib line 2: '{{' without '}}'", e.what());
   }
   try {
-    render::render_ifcfg(profile::resolve_node(lab(), "lab02"), {"/nonexistent"});
+    render::render_ifcfg(profile::resolve_node(lab(), "lab02"), {{"/nonexistent", ""}});
     FAIL();
   } catch (const EnvironmentError& e) {
     EXPECT_STREQ("template ifcfg-ib not found (searched /nonexistent)", e.what());

@@ -1,0 +1,90 @@
+#include "common/bounded_read.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <vector>
+
+namespace ibsetup::util {
+
+const char* file_kind(mode_t mode)
+{
+  if (S_ISREG(mode)) {
+    return "a regular file";
+  }
+  if (S_ISDIR(mode)) {
+    return "a directory";
+  }
+  if (S_ISFIFO(mode)) {
+    return "a FIFO";
+  }
+  if (S_ISCHR(mode)) {
+    return "a character device";
+  }
+  if (S_ISBLK(mode)) {
+    return "a block device";
+  }
+  if (S_ISSOCK(mode)) {
+    return "a socket";
+  }
+  if (S_ISLNK(mode)) {
+    return "a symlink";
+  }
+  return "not a regular file";
+}
+
+BoundedRead read_bounded(int fd, size_t max_bytes)
+{
+  BoundedRead r;
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    r.status = BoundedRead::Status::failed;
+    r.error = errno;
+    return r;
+  }
+  r.mode = st.st_mode;
+  if (!S_ISREG(st.st_mode)) {
+    r.status = BoundedRead::Status::not_regular;
+    return r;
+  }
+  if (static_cast<unsigned long long>(st.st_size) > max_bytes) {
+    r.status = BoundedRead::Status::too_large;
+    return r;
+  }
+  // Sized from st_size (plus one byte to see growth), not from the cap: a small file costs
+  // little even when the cap is large.
+  std::vector<char> buf(static_cast<size_t>(st.st_size) + 1);
+  size_t have = 0;
+  for (;;) {
+    if (have == buf.size()) {
+      if (have > max_bytes) {
+        r.status = BoundedRead::Status::too_large;
+        return r;
+      }
+      buf.resize(std::min(buf.size() * 2, max_bytes + 1));
+    }
+    const ssize_t n = read(fd, buf.data() + have, buf.size() - have);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      r.status = BoundedRead::Status::failed;
+      r.error = errno;
+      return r;
+    }
+    if (n == 0) {
+      break;
+    }
+    have += static_cast<size_t>(n);
+  }
+  if (have > max_bytes) {
+    r.status = BoundedRead::Status::too_large;
+    return r;
+  }
+  r.text.assign(buf.data(), have);
+  return r;
+}
+
+}  // namespace ibsetup::util

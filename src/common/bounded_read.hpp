@@ -1,0 +1,29 @@
+// Reading a file that may be hostile: a FIFO, a device or a huge file must neither block nor
+// fill memory. Shared by the profile loader and the template lookup, which map the outcome to
+// their own error kinds.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <string>
+
+namespace ibsetup::util {
+
+// What a file of this mode is, for messages: "a FIFO", "a character device".
+const char* file_kind(mode_t mode);
+
+struct BoundedRead {
+  enum class Status { ok, not_regular, too_large, failed };
+  Status status = Status::ok;
+  std::string text;  // the content when ok
+  mode_t mode = 0;   // the file's mode (not_regular says what it is with file_kind)
+  int error = 0;     // errno when failed
+};
+
+// Reads the open file fd when it is a regular file of at most max_bytes. Reads at most
+// max_bytes + 1 bytes, so a file that grows while it is read is still caught. Open the file
+// with O_NONBLOCK: a FIFO then never waits for a writer (it is refused here).
+BoundedRead read_bounded(int fd, size_t max_bytes);
+
+}  // namespace ibsetup::util
