@@ -5,6 +5,7 @@
 #include <ibsetup/plan.hpp>
 
 #include "check/local_ports.hpp"
+#include "common/strings.hpp"
 #include "inventory/sysfs.hpp"
 
 #include <algorithm>
@@ -96,21 +97,11 @@ bool version_at_least(const std::vector<std::string_view>& have,
   return true;
 }
 
-// A value read from the host, quoted for a message: bytes other than printable ASCII as \xNN,
-// cut after 64 characters.
+// A value read from the host, quoted for a message: escaped as every text output escapes
+// outside text (util::escape_text), cut after 64 bytes.
 std::string quoted(std::string_view text)
 {
-  std::string out = "'";
-  for (size_t i = 0; i < text.size() && i < 64; ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'') {
-      out += static_cast<char>(c);
-    } else {
-      static const char* const k_hex = "0123456789abcdef";
-      out += std::string("\\x") + k_hex[c >> 4U] + k_hex[c & 15U];
-    }
-  }
-  return out + (text.size() > 64 ? "'..." : "'");
+  return "'" + util::escape_text(text.substr(0, 64)) + (text.size() > 64 ? "'..." : "'");
 }
 
 std::string hca_name(const profile::HcaSpec& spec)

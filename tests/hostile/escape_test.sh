@@ -92,12 +92,12 @@ nodes:
     interfaces:
       - {name: ib0, device: mlx5_0, port: 1, ipv4: 10.0.0.0/24}
 YAML
-hostile check-fw-ver 5 'mlx5_0: firmware 20.1\x1b[2J\x07\nn1: ok (16 passed' \
+hostile check-fw-ver 5 "mlx5_0: firmware '20.1\\x1b[2J\\x07\\nn1: ok (16 passed" \
   -- check "$tmp/fwmin.yaml" --node n1 --sysfs-root "$tmp/fw" --no-peers
 no_line_starts check-fw-ver-one-verdict 'n1: ok'
-hostile check-fw-ver-nhc 5 'Health check failed:  mlx5_0: firmware 20.1\x1b[2J\x07\nn1: ok' \
+hostile check-fw-ver-nhc 5 "Health check failed:  mlx5_0: firmware '20.1\\x1b[2J\\x07\\nn1: ok" \
   -- check "$tmp/fwmin.yaml" --node n1 --sysfs-root "$tmp/fw" --no-peers --format nhc
-hostile check-fw-ver-json 5 '"message":"mlx5_0: firmware 20.1\u001b[2J\u0007\nn1: ok' \
+hostile check-fw-ver-json 5 '"message":"mlx5_0: firmware '"'"'20.1\\x1b[2J\\x07\\nn1: ok' \
   -- check "$tmp/fwmin.yaml" --node n1 --sysfs-root "$tmp/fw" --no-peers --json
 hostile check-names 5 'HCAs on this host: mlx5_\x1b0\x07\nX' \
   -- check "$tmp/fwmin.yaml" --node n1 --sysfs-root "$tmp/names" --no-peers

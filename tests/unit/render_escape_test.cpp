@@ -95,7 +95,7 @@ TEST(RenderEscape, IfcfgValuesReadBackExactlyInBash)
 TEST(RenderEscape, IfcfgRendersAHostileNameQuoted)
 {
   // Validation refuses this name; the renderer must be safe without it.
-  const auto files = render::render_ifcfg(node_named("a`id`;x"), {IBSETUP_TEMPLATES});
+  const auto files = render::render_ifcfg(node_named("a`id`;x"), {{IBSETUP_TEMPLATES, ""}});
   ASSERT_EQ(1U, files.size());
   EXPECT_NE(std::string::npos, files[0].content.find("\nDEVICE='a`id`;x'\n"));
   EXPECT_NE(std::string::npos, files[0].content.find("\nNAME='ibsetup-a`id`;x'\n"));
