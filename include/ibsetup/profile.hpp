@@ -169,6 +169,9 @@ struct Limits {
   int max_depth = 64;
   size_t max_alias_expansion = 1000000;
   size_t max_hosts = 1000000;
+  // The heap yaml-cpp may use while parsing, when the program counts it
+  // (ibsetup/parse_budget.hpp); a 10,000-host profile needs about 10 MiB.
+  size_t max_parse_memory = 256U << 20U;
 };
 
 // Reads, parses and validates a profile file. Throws DiagnosticError listing every problem
