@@ -7,7 +7,7 @@
 source "$(dirname "$0")/lib.sh" "$@"
 
 rep() { python3 -c 'import sys; sys.stdout.write(sys.argv[1] * int(sys.argv[2]))' "$1" "$2"; }
-# case NAME 'FIXED STRING' CONTENT: writes CONTENT to a profile and expects exit 3 and the string.
+# add NAME 'FIXED STRING' CONTENT: writes CONTENT to a profile and expects exit 3 and the string.
 cases=()
 add() { printf '%s' "$3" >"$tmp/$1.yaml"; cases+=("$1" "$2"); }
 
@@ -51,7 +51,7 @@ laughs='version: 1
 a0: &a0 [x, x, x, x, x, x, x, x, x, x]
 '
 for i in 1 2 3 4 5 6 7 8 9; do
-  laughs+="a$i: &a$i [$(for k in 1 2 3 4 5 6 7 8 9 10; do printf '*a%d, ' $((i - 1)); done)x]"$'\n'
+  laughs+="a$i: &a$i [$(for _ in 1 2 3 4 5 6 7 8 9 10; do printf '*a%d, ' $((i - 1)); done)x]"$'\n'
 done
 add billion-laughs 'aliases expand the document to more than 1000000 nodes' "${laughs}nodes: *a9
 "
