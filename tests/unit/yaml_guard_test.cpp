@@ -159,13 +159,12 @@ TEST(YamlGuard, SyntaxErrorsAreReportedWithTheirPosition)
 TEST(ProfileText, EndOfFileAfterColonInFlowIsAnUnclosedFlow)
 {
   // Without a final newline, "[:" made yaml-cpp 0.6.2 loop (upstream issues 499, 938).
-  Diagnostics diags("t.yaml");
   try {
     load_profile_text("nodes: [:", "t.yaml");
     FAIL();
   } catch (const DiagnosticError& e) {
-    EXPECT_NE(std::string::npos, e.diagnostics().format().find("YAML syntax error"))
-        << e.diagnostics().format();
+    EXPECT_EQ("t.yaml:2:1: YAML syntax error: end of sequence flow not found",
+              e.diagnostics().format());
   }
 }
 
