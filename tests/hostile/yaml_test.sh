@@ -71,4 +71,15 @@ for b in "${bins[@]}"; do
     hostile "$label/$name" 3 "${cases[i + 1]}" -- validate "$tmp/$name.yaml"
   done
 done
+# The memory budget as the last line: the light pass takes the quote that continues a plain
+# scalar for a quoted scalar and so misses the "[a:]" after it; 0.6.2 then loops, allocating,
+# and the budget ends it (in seconds, under the harness's 1 GiB cap). 0.7 parses it.
+printf "a: plain\n  'x\nb: [a:]\n" >"$tmp/budget.yaml"
+bin=${bins[0]}
+hostile host/budget-backstop 3 "unknown key 'a'" -- validate "$tmp/budget.yaml"
+if [ "${#bins[@]}" = 2 ]; then
+  bin=$el8
+  hostile el8/budget-backstop 3 'yaml-cpp used more than 256 MiB parsing the profile' -- \
+    validate "$tmp/budget.yaml"
+fi
 finish
