@@ -172,6 +172,9 @@ struct Limits {
   // is expanded. The largest InfiniBand clusters have about ten thousand nodes.
   size_t max_hosts = 100000;
   size_t max_host_bytes = 8U << 20U;
+  // The heap yaml-cpp may use while parsing, when the program counts it
+  // (ibsetup/parse_budget.hpp); a 10,000-host profile needs about 10 MiB.
+  size_t max_parse_memory = 256U << 20U;
 };
 
 // Reads, parses and validates a profile file. Throws DiagnosticError listing every problem

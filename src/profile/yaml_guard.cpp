@@ -5,6 +5,8 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -45,183 +47,162 @@ bool check_encoding(const std::string& text, Diagnostics& diags)
   return true;
 }
 
-// Scans line by line, estimating the nesting depth and noticing alias use.
-class DepthScanner {
+// yaml-cpp 0.6.2 loops forever, allocating, on a ':' that starts a token inside a flow
+// collection and is followed by ']' ("[a:]", "[:]"): it scans an empty plain scalar there
+// again and again (upstream issues 499 and 899, fixed in 0.7). A light pass finds that shape
+// and runaway flow nesting before yaml-cpp sees the text: its scanner reads a whole unclosed
+// nest of brackets before it hands out the first token, so a long one costs memory before
+// the exact depth count in the event pass below can stop it.
+class FlowScanner {
 public:
-  DepthScanner(int max_depth, Diagnostics& diags) : m_max(max_depth), m_diags(diags) {}
+  FlowScanner(int max_depth, Diagnostics& diags) : m_max(max_depth), m_diags(diags) {}
 
   bool scan(const std::string& text)
   {
-    int line_no = 0;
-    size_t start = 0;
-    while (start <= text.size()) {
-      size_t end = text.find('\n', start);
-      if (end == std::string::npos) {
-        end = text.size();
+    for (size_t i = 0; i < text.size(); ++i) {
+      const char c = text[i];
+      if (c == '\n') {
+        ++m_line;
+        m_line_start = i + 1;
+        m_comment = false;
+        m_tag = 0;
+        m_token_start = true;
+        continue;
       }
-      ++line_no;
-      if (!scan_line(text.substr(start, end - start), line_no)) {
+      if (m_comment) {
+        continue;
+      }
+      if (m_quote != 0) {
+        if (m_quote == '"' && c == '\\') {
+          ++i;  // an escaped character, possibly the quote
+        } else if (c == m_quote) {
+          if (m_quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'') {
+            ++i;  // '' inside a single-quoted scalar
+          } else {
+            m_quote = 0;
+            m_token_start = false;
+          }
+        }
+        continue;
+      }
+      if (!step(text, i, c)) {
         return false;
       }
-      start = end + 1;
     }
     return true;
   }
 
 private:
-  bool too_deep(int line, int column, int depth)
+  bool step(const std::string& text, size_t i, char c)
   {
-    if (depth <= m_max) {
+    const bool blank = c == ' ' || c == '\t' || c == '\r';
+    if (m_tag == '<') {
+      // A verbatim tag, "!<...>", may hold any bracket; a token starts after it.
+      m_tag = c == '>' ? 0 : m_tag;
+      m_token_start = m_tag == 0;
+      return true;
+    }
+    if (m_tag != 0) {
+      // A tag ends where its characters do: "!t[" is a tag and a flow sequence.
+      if (!blank && c != '[' && c != '{' && c != ']' && c != '}' && c != ',') {
+        return true;
+      }
+      m_tag = 0;
+      m_token_start = true;
+    }
+    if (c == '!' && m_token_start) {
+      m_tag = i + 1 < text.size() && text[i + 1] == '<' ? '<' : '!';
+      m_token_start = false;
+      return true;
+    }
+    if (blank) {
+      m_token_start = true;
+      return true;
+    }
+    if (c == '#' && m_token_start) {
+      m_comment = true;
+      return true;
+    }
+    if ((c == '"' || c == '\'') && m_token_start) {
+      m_quote = c;
+      return true;
+    }
+    if (m_flow == 0) {
+      // Block context: brackets start a collection only where a token starts ("a:[" is a
+      // plain scalar).
+      if ((c == '[' || c == '{') && m_token_start) {
+        return open(i);
+      }
+      m_token_start = c == ',';
+      return true;
+    }
+    if (c == '[' || c == '{') {
+      return open(i);
+    }
+    if (c == ']' || c == '}') {
+      --m_flow;
+    } else if (c == ':' && i + 1 < text.size() && text[i + 1] == ']') {
+      m_diags.error(mark(i), "",
+                    "':' directly before ']' inside a flow collection; yaml-cpp 0.6.2 "
+                    "(Rocky 8) loops on it without end: put a space after ':' or quote "
+                    "the value");
       return false;
     }
-    m_diags.error({line, column}, "",
-                  "document nested more than " + std::to_string(m_max) +
-                      " levels deep; a profile needs far fewer");
+    m_token_start = c == ',' || c == ':' || c == ']' || c == '}';
     return true;
   }
 
-  static bool token_start(const std::string& line, size_t i)
+  bool open(size_t i)
   {
-    if (i == 0) {
+    m_token_start = true;
+    if (++m_flow <= m_max) {
       return true;
     }
-    const char p = line[i - 1];
-    return p == ' ' || p == '\t' || p == '[' || p == '{' || p == ',';
+    m_diags.error(mark(i), "",
+                  "document nested more than " + std::to_string(m_max) +
+                      " levels deep; a profile needs far fewer");
+    return false;
   }
 
-  bool scan_line(const std::string& raw, int line_no)
-  {
-    std::string line = raw;
-    if (!line.empty() && line.back() == '\r') {
-      line.pop_back();
-    }
-    size_t indent = 0;
-    while (indent < line.size() && line[indent] == ' ') {
-      ++indent;
-    }
-    const bool blank = indent == line.size() || line[indent] == '#';
-    if (m_block_scalar >= 0 && m_quote == 0) {
-      if (blank || static_cast<int>(indent) > m_block_scalar) {
-        return true;
-      }
-      m_block_scalar = -1;
-    }
-    if (blank && m_quote == 0) {
-      return true;
-    }
-    size_t i = indent;
-    if (m_quote == 0 && m_flow == 0) {
-      while (!m_indents.empty() && m_indents.back() > indent) {
-        m_indents.pop_back();
-      }
-      if (m_indents.empty() || m_indents.back() < indent) {
-        m_indents.push_back(indent);
-      }
-    }
-    int compact = 0;
-    if (m_quote == 0 && m_flow == 0) {
-      while (i + 1 < line.size() && (line[i] == '-' || line[i] == '?') && line[i + 1] == ' ') {
-        ++compact;
-        i += 2;
-        while (i < line.size() && line[i] == ' ') {
-          ++i;
-        }
-      }
-    }
-    int flow_max = m_flow;
-    char last = 0;
-    // A quote only opens a quoted scalar where a value starts; inside a plain scalar
-    // ("x: it 's") it is an ordinary character and must not hide the rest of the file.
-    bool value_start = true;
-    bool plain = false;
-    for (; i < line.size(); ++i) {
-      const char c = line[i];
-      if (m_quote != 0) {
-        if (m_quote == '"' && c == '\\') {
-          ++i;
-        } else if (c == m_quote) {
-          m_quote = 0;
-        }
-        continue;
-      }
-      if (c == ' ' || c == '\t') {
-        continue;
-      }
-      if (c == '#' && token_start(line, i)) {
-        break;
-      }
-      const bool next_blank = i + 1 == line.size() || line[i + 1] == ' ' || line[i + 1] == '\t';
-      if (plain) {
-        if ((c == ':' && next_blank) || (m_flow > 0 && c == ',')) {
-          plain = false;
-          value_start = true;
-        } else if (m_flow > 0 && (c == ']' || c == '}')) {
-          plain = false;
-          --m_flow;
-        }
-      } else if ((c == '"' || c == '\'') && value_start) {
-        m_quote = c;
-        value_start = false;
-      } else if (c == '[' || c == '{') {
-        ++m_flow;
-        flow_max = std::max(flow_max, m_flow);
-        value_start = true;
-      } else if ((c == ']' || c == '}') && m_flow > 0) {
-        --m_flow;
-        value_start = false;
-      } else if (c == ',' || c == ':' || ((c == '-' || c == '?') && next_blank)) {
-        value_start = true;
-      } else if ((c == '&' || c == '!') && value_start) {
-        while (i + 1 < line.size() && line[i + 1] != ' ' && line[i + 1] != '\t') {
-          ++i;  // an anchor or a tag: the value follows it
-        }
-      } else {
-        plain = true;
-        value_start = false;
-      }
-      last = c;
-    }
-    if (m_quote == 0 && m_flow == 0 && (last == '|' || last == '>' || ends_block_header(line))) {
-      m_block_scalar = static_cast<int>(indent);
-    }
-    const int depth = static_cast<int>(m_indents.size()) + compact + flow_max + 1;
-    return !too_deep(line_no, static_cast<int>(indent) + 1, depth);
-  }
-
-  // "key: |-", "key: >2" and similar block scalar headers.
-  static bool ends_block_header(const std::string& line)
-  {
-    size_t end = line.find(" #");
-    std::string s = line.substr(0, end);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-      s.pop_back();
-    }
-    while (!s.empty() &&
-           (s.back() == '-' || s.back() == '+' || (s.back() >= '0' && s.back() <= '9'))) {
-      s.pop_back();
-    }
-    return s.size() >= 2 && (s.back() == '|' || s.back() == '>') &&
-           (s[s.size() - 2] == ' ' || s[s.size() - 2] == ':');
-  }
+  Mark mark(size_t i) const { return {m_line, static_cast<int>(i - m_line_start) + 1}; }
 
   int m_max;
   Diagnostics& m_diags;
-  std::vector<size_t> m_indents;
   int m_flow = 0;
+  int m_line = 1;
+  size_t m_line_start = 0;
   char m_quote = 0;
-  int m_block_scalar = -1;
+  char m_tag = 0;
+  bool m_comment = false;
+  bool m_token_start = true;
 };
 
-struct ExpansionExceeded {
+// Thrown out of yaml-cpp's parser by the event pass to stop it at the first problem.
+struct Refusal {
   YAML::Mark mark;
+  std::string message;
 };
 
-// Computes how many nodes the document has once every alias is expanded.
-class ExpansionCounter : public YAML::EventHandler {
+// The event pass: yaml-cpp's own parser, which builds no nodes, reports every collection,
+// whatever its style, tags and anchors. Its parser recurses once per open collection and
+// reports each before it recurses, so refusing at depth max_depth + 1 bounds the recursion
+// exactly. It also counts the documents, notices a document that consumed nothing (yaml-cpp
+// issue 1040: LoadAll then adds empty documents without end), and computes how many nodes the
+// document has once every alias is expanded.
+class GuardHandler : public YAML::EventHandler {
 public:
-  explicit ExpansionCounter(size_t limit) : m_limit(limit) {}
+  GuardHandler(const std::string& text, const Limits& limits) : m_text(text), m_limits(limits) {}
 
-  void OnDocumentStart(const YAML::Mark& /*mark*/) override {}
+  size_t documents() const { return m_documents; }
+
+  void OnDocumentStart(const YAML::Mark& mark) override
+  {
+    if (m_documents > 0 && mark.pos == m_last_document) {
+      stray_token(mark);
+    }
+    m_last_document = mark.pos;
+    ++m_documents;
+  }
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor, 1); }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override
@@ -234,16 +215,16 @@ public:
   {
     leaf(mark, anchor, 1);
   }
-  void OnSequenceStart(const YAML::Mark& /*mark*/, const std::string& /*tag*/,
-                       YAML::anchor_t anchor, YAML::EmitterStyle::value /*style*/) override
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value /*style*/) override
   {
-    m_stack.push_back({anchor, 1});
+    open(mark, anchor);
   }
   void OnSequenceEnd() override { close(); }
-  void OnMapStart(const YAML::Mark& /*mark*/, const std::string& /*tag*/, YAML::anchor_t anchor,
+  void OnMapStart(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t anchor,
                   YAML::EmitterStyle::value /*style*/) override
   {
-    m_stack.push_back({anchor, 1});
+    open(mark, anchor);
   }
   void OnMapEnd() override { close(); }
 
@@ -253,14 +234,34 @@ private:
     size_t size;
   };
 
+  void stray_token(const YAML::Mark& mark) const
+  {
+    const auto pos = static_cast<size_t>(mark.pos);
+    const char c = pos < m_text.size() ? m_text[pos] : ' ';
+    std::string what = c > ' ' && c < 0x7f ? std::string("'") + c + "'" : "this";
+    throw Refusal{mark, "unexpected " + what + " where a YAML value should start" +
+                            (c == ',' ? " (',' separates entries only inside [ ] or { })" : "")};
+  }
+
+  void open(const YAML::Mark& mark, YAML::anchor_t anchor)
+  {
+    if (m_stack.size() >= static_cast<size_t>(m_limits.max_depth)) {
+      throw Refusal{mark, "document nested more than " + std::to_string(m_limits.max_depth) +
+                              " levels deep; a profile needs far fewer"};
+    }
+    m_stack.push_back({anchor, 1});
+  }
+
   void add(const YAML::Mark& mark, size_t n)
   {
-    m_total = n > m_limit ? m_limit + 1 : m_total + n;
-    if (m_total > m_limit) {
-      throw ExpansionExceeded{mark};
+    const size_t limit = m_limits.max_alias_expansion;
+    m_total = n > limit ? limit + 1 : m_total + n;
+    if (m_total > limit) {
+      throw Refusal{mark, "aliases expand the document to more than " + std::to_string(limit) +
+                              " nodes; refusing to process it (use fewer nested aliases)"};
     }
     if (!m_stack.empty()) {
-      m_stack.back().size = std::min(m_limit + 1, m_stack.back().size + n);
+      m_stack.back().size = std::min(limit + 1, m_stack.back().size + n);
     }
   }
 
@@ -280,11 +281,15 @@ private:
       m_sizes[f.anchor] = f.size;
     }
     if (!m_stack.empty()) {
-      m_stack.back().size = std::min(m_limit + 1, m_stack.back().size + f.size);
+      m_stack.back().size =
+          std::min(m_limits.max_alias_expansion + 1, m_stack.back().size + f.size);
     }
   }
 
-  size_t m_limit;
+  const std::string& m_text;
+  const Limits& m_limits;
+  size_t m_documents = 0;
+  int m_last_document = -1;
   size_t m_total = 0;
   std::vector<Frame> m_stack;
   std::map<YAML::anchor_t, size_t> m_sizes;
@@ -297,29 +302,28 @@ bool guard_text(const std::string& text, const Limits& limits, Diagnostics& diag
   if (!check_encoding(text, diags)) {
     return false;
   }
-  DepthScanner scanner(limits.max_depth, diags);
-  if (!scanner.scan(text)) {
+  FlowScanner flow(limits.max_depth, diags);
+  if (!flow.scan(text)) {
     return false;
   }
-  // Any '*' may be an alias: count what aliases expand to (a second, event-only parse).
-  if (text.find('*') == std::string::npos) {
-    return true;
-  }
-  // Aliases are rare in profiles; only then is the text parsed twice.
   std::istringstream in(text);
   YAML::Parser parser(in);
-  ExpansionCounter counter(limits.max_alias_expansion);
+  GuardHandler handler(text, limits);
   try {
-    while (parser.HandleNextDocument(counter)) {
+    while (parser.HandleNextDocument(handler)) {
     }
-  } catch (const ExpansionExceeded& e) {
-    diags.error({e.mark.line + 1, e.mark.column + 1}, "",
-                "aliases expand the document to more than " +
-                    std::to_string(limits.max_alias_expansion) +
-                    " nodes; refusing to process it (use fewer nested aliases)");
+  } catch (const Refusal& e) {
+    diags.error({e.mark.line + 1, e.mark.column + 1}, "", e.message);
     return false;
-  } catch (const YAML::Exception&) {
-    // Syntax errors are reported by the real parse that follows.
+  } catch (const YAML::Exception& e) {
+    diags.error({e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
+    return false;
+  }
+  if (handler.documents() != 1) {
+    diags.error({1, 1}, "",
+                "the file holds " + std::to_string(handler.documents()) +
+                    " YAML documents; a profile is exactly one");
+    return false;
   }
   return true;
 }

@@ -1,6 +1,7 @@
-// Checks a profile's raw text before yaml-cpp parses it. yaml-cpp 0.6.2 (Rocky 8) has no
-// recursion limit and expands nothing itself, but a deeply nested document overflows its
-// recursive parser and a "billion laughs" alias tree explodes any walk over it.
+// Checks a profile's raw text before yaml-cpp builds nodes from it. yaml-cpp 0.6.2 (Rocky 8)
+// has no recursion limit, so a deeply nested document overflows its recursive parser; both
+// 0.6.2 and 0.7 build empty documents without end from a stray ',' (upstream issue 1040);
+// 0.6.2 loops on "[a:]"; and a "billion laughs" alias tree explodes any walk over the nodes.
 #pragma once
 
 #include <ibsetup/diagnostics.hpp>
@@ -10,10 +11,12 @@
 
 namespace ibsetup::profile::detail {
 
-// Reports invalid UTF-8, control characters, nesting deeper than limits.max_depth (an upper
-// bound estimated from indentation, compact "- " entries and flow brackets) and alias use
-// that would expand to more than limits.max_alias_expansion nodes. Returns false when the
-// text must not be handed to yaml-cpp.
+// Reports invalid UTF-8, control characters, the shapes yaml-cpp loops on, nesting deeper than
+// limits.max_depth (counted by yaml-cpp's own event parser, which builds no nodes, for every
+// style: block, flow, tags, anchors), syntax errors, a file that is not exactly one document,
+// and alias use that would expand to more than limits.max_alias_expansion nodes. Returns
+// false when the text must not be handed to YAML::Load; the text then parses as exactly one
+// document with at most limits.max_depth nested collections.
 bool guard_text(const std::string& text, const Limits& limits, Diagnostics& diags);
 
 }  // namespace ibsetup::profile::detail

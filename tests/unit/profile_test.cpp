@@ -314,7 +314,7 @@ TEST(ProfileText, DeepFlowNestingIsRefusedBeforeParsing)
 {
   const std::string deep =
       "version: 1\nnodes: " + std::string(100000, '[') + std::string(100000, ']') + "\n";
-  EXPECT_EQ("t.yaml:2:1: document nested more than 64 levels deep; a profile needs far fewer",
+  EXPECT_EQ("t.yaml:2:72: document nested more than 64 levels deep; a profile needs far fewer",
             text_error(deep));
 }
 
@@ -325,13 +325,13 @@ TEST(ProfileText, DeepBlockNestingIsRefusedBeforeParsing)
     deep += "- ";
   }
   deep += "x\n";
-  EXPECT_EQ("t.yaml:3:1: document nested more than 64 levels deep; a profile needs far fewer",
+  EXPECT_EQ("t.yaml:3:127: document nested more than 64 levels deep; a profile needs far fewer",
             text_error(deep));
   std::string indented = "version: 1\n";
   for (int i = 0; i < 200; ++i) {
     indented += std::string(static_cast<size_t>(i), ' ') + "k" + std::to_string(i) + ":\n";
   }
-  EXPECT_EQ("t.yaml:65:64: document nested more than 64 levels deep; a profile needs far fewer",
+  EXPECT_EQ("t.yaml:66:65: document nested more than 64 levels deep; a profile needs far fewer",
             text_error(indented));
 }
 

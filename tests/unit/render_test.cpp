@@ -3,7 +3,7 @@
 #include <ibsetup/error.hpp>
 #include <ibsetup/render.hpp>
 
-#include <gtest/gtest.h>
+#include "gtest_compat.hpp"
 
 #include <sys/stat.h>
 #include <utime.h>
