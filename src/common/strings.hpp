@@ -37,4 +37,8 @@ std::string join_alternatives(const std::vector<std::string>& items, const char*
 // surrogates or code points past U+10FFFF), or 0 when it is not one.
 size_t utf8_length(std::string_view s, size_t i);
 
+// s when at most max bytes long; else its first max bytes or fewer (never cutting a UTF-8
+// sequence) and " ... (N bytes)", so that quoting input in a message stays short.
+std::string excerpt(std::string_view s, size_t max);
+
 }  // namespace ibsetup::util
