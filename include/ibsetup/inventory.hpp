@@ -123,7 +123,7 @@ std::string host_to_json(const Host& host);
 // "line L, column C: " where there is one place) or lacks the documented shape (the message
 // names the member: "devices[0].ports[1].port: expected an integer, got a string"). Members
 // it does not know are ignored; nesting deeper than 64 and duplicate keys are refused.
-Host host_from_json(const std::string& json);
+Host host_from_json(const std::string& text);
 
 // One block per HCA for people; anomalies are marked with '!'.
 std::string host_to_text(const Host& host);
