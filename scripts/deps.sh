@@ -10,7 +10,7 @@ fi
 
 debian_packages=(
   build-essential cmake ninja-build pkg-config
-  libyaml-cpp-dev libcli11-dev libgtest-dev libgmock-dev libnl-3-dev libnl-route-3-dev
+  libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libnl-3-dev libnl-route-3-dev
   libibverbs-dev librdmacm-dev libnm-dev infiniband-diags python3 util-linux iproute2 iputils-ping
   qemu-system-x86 busybox-static cpio kmod ibverbs-utils ibverbs-providers
   rpm rpmlint debhelper dpkg-dev fakeroot lintian mandoc bash-completion
@@ -19,7 +19,7 @@ debian_packages=(
 )
 rocky_packages=(
   gcc-c++ cmake ninja-build pkgconf-pkg-config
-  yaml-cpp-devel cli11-devel gtest-devel gmock-devel libnl3-devel rdma-core-devel
+  yaml-cpp-devel cli11-devel json-devel gtest-devel gmock-devel libnl3-devel rdma-core-devel
   NetworkManager-libnm-devel
   infiniband-diags mstflint clustershell
   clang-tools-extra
@@ -51,7 +51,7 @@ if command -v apt-get >/dev/null 2>&1; then
     fi
   fi
 elif command -v dnf >/dev/null 2>&1; then
-  # yaml-cpp-devel, cli11-devel and gtest-devel live in EPEL and PowerTools/CRB.
+  # yaml-cpp-devel, cli11-devel, json-devel and gtest-devel live in EPEL and PowerTools/CRB.
   $SUDO dnf install -y -q epel-release dnf-plugins-core
   $SUDO dnf config-manager --set-enabled powertools 2>/dev/null ||
     $SUDO dnf config-manager --set-enabled crb

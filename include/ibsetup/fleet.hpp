@@ -26,6 +26,7 @@ struct HostRecord {
   std::vector<std::string> lines;  // the host's other lines, as read (clush's included)
   std::string problem;             // why its first non-result line was not a result
   bool printed = false;            // the host itself printed a line (not only clush about it)
+  bool ssh_spoke = false;          // ssh said why it did not reach the host
 
   Outcome outcome() const;
 };
@@ -34,6 +35,15 @@ struct HostRecord {
 struct FleetInput {
   std::map<std::string, HostRecord> hosts;
   std::vector<std::string> unattributed;
+  size_t kept_bytes = 0;  // about what the above take in memory
+};
+
+// Bounds on what a fleet report reads and keeps, so that memory stays bounded whatever the
+// input; the defaults are documented in README ("Fleet report").
+struct FleetLimits {
+  size_t max_line = size_t{1} << 20;    // a longer line is its host's invalid output, unparsed
+  size_t max_quote = 200;               // bytes of a line (or a problem) kept to quote it
+  size_t max_kept = size_t{256} << 20;  // about this much kept in memory, else InputError
 };
 
 // Parses one `check --json` document. Throws InputError saying what is missing or malformed.
@@ -44,8 +54,14 @@ Report parse_check_json(const std::string& text, bool* reported_ok = nullptr);
 // result's "host" names it), "clush: HOST: message" (clush about HOST), "HOST: text" (a host's
 // other output). A clush prefix names the host even when the result says otherwise, since it is
 // the name the admin passed to -w. A later valid result of a host replaces an earlier one.
+// Quoted lines and problems keep their first FleetLimits::max_quote bytes.
 void add_fleet_line(FleetInput& input, const std::string& line);
+
+// Reads the whole input with the default limits. Throws InputError when reading fails
+// ("cannot read the input after line N") or more than max_kept would be kept, and
+// EnvironmentError when memory runs out: never a partial input.
 FleetInput read_fleet(std::istream& in);
+FleetInput read_fleet(std::istream& in, const FleetLimits& limits);
 
 // One failure (or warning) kind: a check id and its message with the host's own name replaced
 // by "{host}"; numbers are kept, since they tell kinds apart (rate 100 vs 56, versions).

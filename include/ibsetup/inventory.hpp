@@ -118,9 +118,12 @@ Host inspect(const Options& options);
 // The documented `inspect --json` object.
 std::string host_to_json(const Host& host);
 
-// Reads a Host back from `inspect --json` output (golden tests, fleet reports). Throws
-// JsonError (ibsetup/json_value.hpp) when the document does not have the documented shape.
-Host host_from_json(const std::string& json);
+// Reads a Host back from `inspect --json` output (golden tests, `check --inventory`). Throws
+// InputError (ibsetup/error.hpp) when the text is not strict JSON (the message starts with
+// "line L, column C: " where there is one place) or lacks the documented shape (the message
+// names the member: "devices[0].ports[1].port: expected an integer, got a string"). Members
+// it does not know are ignored; nesting deeper than 64 and duplicate keys are refused.
+Host host_from_json(const std::string& text);
 
 // One block per HCA for people; anomalies are marked with '!'.
 std::string host_to_text(const Host& host);

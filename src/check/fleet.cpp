@@ -1,10 +1,12 @@
 // Fleet reports: reading many hosts' check results and grouping them.
+#include "check/fleet_lines.hpp"
+#include "common/json_read.hpp"
 #include "common/strings.hpp"
 
 #include <ibsetup/error.hpp>
 #include <ibsetup/fleet.hpp>
 #include <ibsetup/hostlist.hpp>
-#include <ibsetup/json_value.hpp>
+#include <ibsetup/json.hpp>
 
 #include <algorithm>
 #include <set>
@@ -37,17 +39,25 @@ Outcome HostRecord::outcome() const
 
 namespace {
 
-std::string member_string(const JsonValue& object, const char* key, bool required)
+std::string member_string(const json::Json& object, const char* key, bool required)
 {
-  const auto& v = object[key];
-  if (v.is_null() && !required) {
+  const auto it = object.find(key);
+  const bool absent = it == object.end() || it->is_null();
+  if (absent && !required) {
     return "";
   }
-  if (v.type() != JsonValue::Type::string) {
+  if (absent || !it->is_string()) {
     throw InputError(std::string("not a check result: '") + key +
-                     (v.is_null() ? "' is missing" : "' is not a string"));
+                     (absent ? "' is missing" : "' is not a string"));
   }
-  return v.as_string();
+  return it->get<std::string>();
+}
+
+// A value from the input inside a message: short, and with control characters escaped.
+std::string shown(const std::string& text)
+{
+  const auto quoted = json_quote(util::excerpt(text, 40));
+  return quoted.substr(1, quoted.size() - 2);
 }
 
 Status parse_status(const std::string& text)
@@ -57,7 +67,8 @@ Status parse_status(const std::string& text)
       return s;
     }
   }
-  throw InputError("not a check result: status '" + text + "' is not pass, warn, fail or skip");
+  throw InputError("not a check result: status '" + shown(text) +
+                   "' is not pass, warn, fail or skip");
 }
 
 // Words that end up before ": " on a line but are programs, not hosts: with `clush -N` a
@@ -98,56 +109,108 @@ bool is_ssh_diagnostic(std::string_view text)
                      [&](std::string_view s) { return text.substr(0, s.size()) == s; });
 }
 
-HostRecord& record_of(FleetInput& input, const std::string& host)
+// What keeping these bytes costs, roughly: the text and a string's own size.
+size_t cost(const std::string& text)
 {
-  auto& r = input.hosts[host];
-  r.host = host;
-  return r;
+  return sizeof(std::string) + text.size();
 }
 
-// own: the host printed the line; its reason beats one from ssh, which beats one from clush,
-// whose exit-code line may come before or after the output it explains.
-void add_other_line(HostRecord& r, const std::string& line, const std::string& problem, bool own,
-                    bool ssh = false)
+size_t cost(const Report& report)
 {
-  const bool only_clush = std::all_of(r.lines.begin(), r.lines.end(), [](const std::string& l) {
-    return l.compare(0, 7, "clush: ") == 0;
-  });
-  if (r.problem.empty() || (own && !r.printed) || (ssh && !r.printed && only_clush)) {
-    r.problem = problem;
+  size_t n = sizeof(Report) + report.host.size();
+  for (const auto& c : report.checks) {
+    n += sizeof(Result) + c.id.size() + c.subject.size() + c.expected.size() + c.observed.size() +
+         c.message.size();
   }
-  r.lines.push_back(line);
-  r.printed = r.printed || own;
+  return n;
 }
+
+HostRecord& record_of(FleetInput& input, const std::string& host)
+{
+  const auto [it, added] = input.hosts.try_emplace(host);
+  if (added) {
+    it->second.host = host;
+    input.kept_bytes += sizeof(HostRecord) + 2 * cost(host) + 64;  // 64: the map's node
+  }
+  return it->second;
+}
+
+// One line into the input: its first limits.max_quote bytes are what is kept and quoted.
+class LineAdder {
+public:
+  LineAdder(FleetInput& input, const FleetLimits& limits) : m_input(input), m_limits(limits) {}
+
+  void unattributed(std::string_view line)
+  {
+    m_input.unattributed.push_back(util::excerpt(line, m_limits.max_quote));
+    m_input.kept_bytes += cost(m_input.unattributed.back());
+  }
+
+  // own: the host printed the line; its reason beats one from ssh, which beats one from
+  // clush, whose exit-code line may come before or after the output it explains.
+  void other(const std::string& host, std::string_view line, std::string_view problem, bool own,
+             bool ssh = false)
+  {
+    auto& r = record_of(m_input, host);
+    const bool only_clush = !r.printed && !r.ssh_spoke;
+    if (r.problem.empty() || (own && !r.printed) || (ssh && only_clush)) {
+      m_input.kept_bytes -= std::min(m_input.kept_bytes, r.problem.size());
+      r.problem = util::excerpt(problem, m_limits.max_quote);
+      m_input.kept_bytes += r.problem.size();
+    }
+    r.lines.push_back(util::excerpt(line, m_limits.max_quote));
+    m_input.kept_bytes += cost(r.lines.back());
+    r.printed = r.printed || own;
+    r.ssh_spoke = r.ssh_spoke || ssh;
+  }
+
+  void result(const std::string& host, Report report, bool reported_ok)
+  {
+    auto& r = record_of(m_input, host);
+    if (r.report) {
+      m_input.kept_bytes -= std::min(m_input.kept_bytes, cost(*r.report));
+    }
+    m_input.kept_bytes += cost(report);
+    r.printed = true;
+    r.report = std::move(report);
+    r.reported_ok = reported_ok;
+    ++r.results;
+  }
+
+private:
+  FleetInput& m_input;
+  const FleetLimits& m_limits;
+};
 
 }  // namespace
 
 Report parse_check_json(const std::string& text, bool* reported_ok)
 {
-  JsonValue doc;
+  json::Json doc;
   try {
-    doc = parse_json(text);
-  } catch (const JsonError& e) {
+    doc = json::parse(text);
+  } catch (const json::ParseError& e) {
     throw InputError(std::string("not JSON: ") + e.what());
   }
-  if (doc.type() != JsonValue::Type::object) {
+  if (!doc.is_object()) {
     throw InputError("not a check result: not a JSON object");
   }
   Report report;
   report.host = member_string(doc, "host", true);
-  const auto& ok = doc["ok"];
-  if (ok.type() != JsonValue::Type::boolean) {
+  const auto ok = doc.find("ok");
+  if (ok == doc.end() || !ok->is_boolean()) {
     throw InputError("not a check result: 'ok' is missing or not true/false");
   }
   if (reported_ok != nullptr) {
-    *reported_ok = ok.as_bool();
+    *reported_ok = ok->get<bool>();
   }
-  const auto& checks = doc["checks"];
-  if (checks.type() != JsonValue::Type::array) {
+  const auto checks = doc.find("checks");
+  if (checks == doc.end() || !checks->is_array()) {
     throw InputError("not a check result: 'checks' is missing or not an array");
   }
-  for (const auto& c : checks.as_array()) {
-    if (c.type() != JsonValue::Type::object) {
+  report.checks.reserve(checks->size());
+  for (const auto& c : *checks) {
+    if (!c.is_object()) {
       throw InputError("not a check result: a member of 'checks' is not an object");
     }
     Result r;
@@ -164,34 +227,50 @@ Report parse_check_json(const std::string& text, bool* reported_ok)
 
 void add_fleet_line(FleetInput& input, const std::string& line)
 {
-  const auto line_view = util::trim(line);
-  if (line_view.empty()) {
+  add_line(input, line, line.size(), FleetLimits());
+}
+
+void add_line(FleetInput& input, std::string_view line, size_t length, const FleetLimits& limits)
+{
+  LineAdder add(input, limits);
+  const auto text = util::trim(line);
+  if (text.empty()) {
     return;
   }
-  const std::string text(line_view);
   std::string_view rest;
   std::string host;
   if (text.front() != '{') {
-    host = prefix_host(line_view, rest);
+    host = prefix_host(text, rest);
     if (host == "clush") {
       // clush about a host: "clush: cn007: exited with exit code 5", "...: command timeout".
       std::string_view message;
       const auto about = prefix_host(rest, message);
       if (!about.empty()) {
-        add_other_line(record_of(input, about), text, std::string(message), false);
+        add.other(about, text, message, false);
         return;
       }
     }
     if (host.empty() || is_program_word(host)) {
-      input.unattributed.push_back(text);
+      add.unattributed(text);
       return;
     }
     if (is_ssh_diagnostic(rest)) {
-      add_other_line(record_of(input, host), text, std::string(rest), false, true);
+      add.other(host, text, rest, false, true);
       return;
     }
   } else {
-    rest = line_view;
+    rest = text;
+  }
+  if (length > limits.max_line) {
+    // Only its start was read: too long to be a result, and to be quoted whole.
+    const auto why = "a line of " + std::to_string(length) + " bytes, longer than the " +
+                     std::to_string(limits.max_line) + " a result may have";
+    if (host.empty()) {
+      add.unattributed(text);
+    } else {
+      add.other(host, text, why, true);
+    }
+    return;
   }
   const std::string payload(rest);
   bool reported_ok = true;
@@ -199,34 +278,19 @@ void add_fleet_line(FleetInput& input, const std::string& line)
     auto report = parse_check_json(payload, &reported_ok);
     if (host.empty()) {
       if (!is_valid_hostname(report.host)) {
-        input.unattributed.push_back(text);
+        add.unattributed(text);
         return;
       }
       host = report.host;
     }
-    auto& r = record_of(input, host);
-    r.printed = true;
-    r.report = std::move(report);
-    r.reported_ok = reported_ok;
-    ++r.results;
+    add.result(host, std::move(report), reported_ok);
   } catch (const InputError& e) {
     if (host.empty()) {
-      input.unattributed.push_back(text);
+      add.unattributed(text);
       return;
     }
-    add_other_line(record_of(input, host), text,
-                   payload.empty() || payload.front() != '{' ? "not JSON" : e.what(), true);
+    add.other(host, text, payload.empty() || payload.front() != '{' ? "not JSON" : e.what(), true);
   }
-}
-
-FleetInput read_fleet(std::istream& in)
-{
-  FleetInput input;
-  std::string line;
-  while (std::getline(in, line)) {
-    add_fleet_line(input, line);
-  }
-  return input;
 }
 
 namespace {

@@ -125,12 +125,24 @@ inventory::Host observe(const profile::ResolvedNode& node, const std::string& sy
     if (!in) {
       throw EnvironmentError("cannot read " + saved);
     }
-    std::stringstream text;
-    text << in.rdbuf();
+    // Far above any real inventory (a few KiB per HCA); reading stops there.
+    constexpr size_t k_max_inventory = size_t{16} << 20;
+    std::string text;
+    char chunk[65536];
+    while (text.size() <= k_max_inventory && in.read(chunk, sizeof chunk).gcount() > 0) {
+      text.append(chunk, static_cast<size_t>(in.gcount()));
+    }
+    if (in.bad()) {
+      throw EnvironmentError("cannot read " + saved);
+    }
+    if (text.size() > k_max_inventory) {
+      throw InputError(saved + ": not an `ibsetup inspect --json` inventory: larger than " +
+                       std::to_string(k_max_inventory >> 20) + " MiB");
+    }
     inventory::Host host;
     try {
-      host = inventory::host_from_json(text.str());
-    } catch (const std::exception& e) {
+      host = inventory::host_from_json(text);
+    } catch (const InputError& e) {
       throw InputError(saved + ": not an `ibsetup inspect --json` inventory: " + e.what());
     }
     host.host = node.host;

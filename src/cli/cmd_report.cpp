@@ -8,12 +8,59 @@
 
 #include <CLI/CLI.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <iostream>
+#include <new>
 
 namespace ibsetup::cli {
+
+namespace {
+
+// The input read with read(2): a failing read is an error with its errno, where std::cin
+// (through stdio) would take it for the end of the input.
+class FdInput : public std::streambuf {
+public:
+  explicit FdInput(int fd) : m_fd(fd) {}
+  FdInput(const FdInput&) = delete;
+  FdInput& operator=(const FdInput&) = delete;
+  ~FdInput() override
+  {
+    if (m_fd > 0) {
+      ::close(m_fd);
+    }
+  }
+
+  int error() const { return m_error; }
+
+protected:
+  int_type underflow() override
+  {
+    ssize_t n = 0;
+    do {
+      n = ::read(m_fd, m_buf, sizeof m_buf);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) {
+      m_error = errno;
+      throw std::ios_base::failure("read failed");  // the stream sets badbit
+    }
+    if (n == 0) {
+      return traits_type::eof();
+    }
+    setg(m_buf, m_buf, m_buf + n);
+    return traits_type::to_int_type(m_buf[0]);
+  }
+
+private:
+  int m_fd;
+  int m_error = 0;
+  char m_buf[65536];
+};
+
+}  // namespace
 
 ReportCommands::ReportCommands(CLI::App& app)
 {
@@ -50,22 +97,29 @@ int ReportCommands::run()
       expected.insert(expected.end(), g.hosts.begin(), g.hosts.end());
     }
   }
-  check::FleetInput input;
-  if (m_input == "-") {
-    input = check::read_fleet(std::cin);
-  } else {
-    std::ifstream in(m_input);
-    if (!in) {
-      throw InputError(m_input + ": cannot open: " + std::strerror(errno));
-    }
-    input = check::read_fleet(in);
-    if (in.bad()) {
-      throw InputError(m_input + ": cannot read: " + std::strerror(errno));
-    }
+  const std::string name = m_input == "-" ? "standard input" : m_input;
+  const int fd = m_input == "-" ? 0 : ::open(m_input.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    throw InputError(m_input + ": cannot open: " + std::strerror(errno));
   }
-  const auto summary = check::summarize_fleet(input, expected);
-  std::cout << (m_json ? check::fleet_to_json(summary) : check::fleet_to_text(summary));
-  return summary.ok() ? 0 : static_cast<int>(ExitCode::check_failed);
+  FdInput buf(fd);
+  std::istream in(&buf);
+  check::FleetInput input;
+  try {
+    input = check::read_fleet(in);
+  } catch (const Error& e) {
+    const std::string why = buf.error() != 0 ? std::string(": ") + std::strerror(buf.error()) : "";
+    throw Error(e.code(), name + ": " + e.what() + why);
+  }
+  const size_t hosts = input.hosts.size();
+  try {
+    const auto summary = check::summarize_fleet(input, expected);
+    std::cout << (m_json ? check::fleet_to_json(summary) : check::fleet_to_text(summary));
+    return summary.ok() ? 0 : static_cast<int>(ExitCode::check_failed);
+  } catch (const std::bad_alloc&) {
+    input = check::FleetInput();
+    throw EnvironmentError(name + ": out of memory summing up " + std::to_string(hosts) + " hosts");
+  }
 }
 
 }  // namespace ibsetup::cli

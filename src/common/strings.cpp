@@ -260,4 +260,16 @@ std::string describe_char(std::string_view s, size_t i)
   return std::string(buf) + " '" + std::string(s.substr(i, n)) + "'";
 }
 
+std::string excerpt(std::string_view s, size_t max)
+{
+  if (s.size() <= max) {
+    return std::string(s);
+  }
+  size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) {
+    --cut;
+  }
+  return std::string(s.substr(0, cut)) + " ... (" + std::to_string(s.size()) + " bytes)";
+}
+
 }  // namespace ibsetup::util

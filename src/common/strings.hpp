@@ -57,4 +57,8 @@ std::string escape_text(std::string_view s, bool keep_lines = false);
 // "U+001B" for a control, "byte 0xff" for a byte that is not UTF-8.
 std::string describe_char(std::string_view s, size_t i);
 
+// s when at most max bytes long; else its first max bytes or fewer (never cutting a UTF-8
+// sequence) and " ... (N bytes)", so that quoting input in a message stays short.
+std::string excerpt(std::string_view s, size_t max);
+
 }  // namespace ibsetup::util

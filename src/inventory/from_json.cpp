@@ -1,13 +1,14 @@
 #include "inventory/parse.hpp"
 
+#include "common/json_read.hpp"
+
 #include <ibsetup/inventory.hpp>
-#include <ibsetup/json_value.hpp>
 
 namespace ibsetup::inventory {
 
 namespace {
 
-PciLink pci_from(const JsonValue& j)
+PciLink pci_from(const json::View& j)
 {
   PciLink p;
   p.address = j["address"].as_string();
@@ -24,7 +25,7 @@ PciLink pci_from(const JsonValue& j)
   return p;
 }
 
-Port port_from(const JsonValue& j)
+Port port_from(const json::View& j)
 {
   Port p;
   p.port = j["port"].as_int();
@@ -40,7 +41,7 @@ Port port_from(const JsonValue& j)
   p.cap_mask = j["cap_mask"].opt_string();
   p.port_guid = j["port_guid"].opt_string();
   if (!j["pkeys"].is_null()) {
-    for (const auto& k : j["pkeys"].as_array()) {
+    for (const auto& k : j["pkeys"].items()) {
       if (auto v = parse_pkey(k.as_string())) {
         p.pkeys.push_back(*v);
       }
@@ -53,12 +54,13 @@ Port port_from(const JsonValue& j)
 
 }  // namespace
 
-Host host_from_json(const std::string& json)
+Host host_from_json(const std::string& text)
 {
-  const JsonValue j = parse_json(json);
+  const json::Json doc = json::parse(text);
+  const json::View j(doc, "");
   Host h;
   h.host = j["host"].as_string();
-  for (const auto& d : j["devices"].as_array()) {
+  for (const auto& d : j["devices"].items()) {
     Device dev;
     dev.name = d["name"].as_string();
     dev.node_type = d["node_type"].opt_string();
@@ -72,12 +74,12 @@ Host host_from_json(const std::string& json)
     if (!d["pci"].is_null()) {
       dev.pci = pci_from(d["pci"]);
     }
-    for (const auto& p : d["ports"].as_array()) {
+    for (const auto& p : d["ports"].items()) {
       dev.ports.push_back(port_from(p));
     }
     h.devices.push_back(std::move(dev));
   }
-  for (const auto& n : j["netdevs"].as_array()) {
+  for (const auto& n : j["netdevs"].items()) {
     Netdev nd;
     nd.name = n["name"].as_string();
     nd.ipoib = n["ipoib"].as_bool();
@@ -93,12 +95,12 @@ Host host_from_json(const std::string& json)
     nd.operstate = n["operstate"].opt_string();
     nd.admin_up = n["admin_up"].opt_bool();
     nd.carrier = n["carrier"].opt_bool();
-    for (const auto& a : n["addresses"].as_array()) {
+    for (const auto& a : n["addresses"].items()) {
       nd.addresses.push_back(a.as_string());
     }
     h.netdevs.push_back(std::move(nd));
   }
-  for (const auto& w : j["warnings"].as_array()) {
+  for (const auto& w : j["warnings"].items()) {
     h.warnings.push_back(w.as_string());
   }
   return h;

@@ -1,7 +1,7 @@
 #include <ibsetup/error.hpp>
 #include <ibsetup/fleet.hpp>
-#include <ibsetup/json_value.hpp>
 
+#include "common/json_read.hpp"
 #include "gtest_compat.hpp"
 
 #include <sstream>
@@ -292,15 +292,16 @@ TEST(FleetRender, TextAndJson)
       "  \"stray\"\n"
       "fleet: FAILED: 4 hosts: 1 passed, 1 failed, 1 invalid output, 1 did not answer\n",
       fleet_to_text(s));
-  const auto doc = parse_json(fleet_to_json(s));
+  const json::Json parsed = json::parse(fleet_to_json(s));
+  const json::View doc(parsed, "");
   EXPECT_FALSE(doc["ok"].as_bool());
   EXPECT_EQ(4, doc["totals"]["hosts"].as_int());
   EXPECT_EQ(1, doc["totals"]["no_answer"].as_int());
   EXPECT_EQ("cn[1-4]", doc["hosts"]["expected"].as_string());
-  EXPECT_EQ("cn2", doc["failures"].as_array().at(0)["hosts"].as_string());
-  EXPECT_EQ("invalid", doc["problems"].as_array().at(0)["outcome"].as_string());
-  EXPECT_EQ("cn3: oops", doc["problems"].as_array().at(0)["lines"].as_array().at(0).as_string());
-  EXPECT_EQ("20.31.1014", doc["firmware"].as_array().at(0)["version"].as_string());
+  EXPECT_EQ("cn2", doc["failures"].items().at(0)["hosts"].as_string());
+  EXPECT_EQ("invalid", doc["problems"].items().at(0)["outcome"].as_string());
+  EXPECT_EQ("cn3: oops", doc["problems"].items().at(0)["lines"].items().at(0).as_string());
+  EXPECT_EQ("20.31.1014", doc["firmware"].items().at(0)["version"].as_string());
 }
 
 TEST(FleetRender, InvalidUtf8StaysValidJson)
@@ -311,11 +312,138 @@ TEST(FleetRender, InvalidUtf8StaysValidJson)
   const auto json = fleet_to_json(s);
   EXPECT_EQ(std::string::npos, json.find('\xe9'));
   EXPECT_EQ(std::string::npos, json.find('\xff'));
-  const auto doc = parse_json(json);
+  const json::Json parsed = json::parse(json);
+  const json::View doc(parsed, "");
   EXPECT_EQ("cn1: caf" + fffd + " {",
-            doc["problems"].as_array().at(0)["lines"].as_array().at(0).as_string());
-  EXPECT_EQ(fffd + fffd + " stray", doc["unattributed"].as_array().at(0).as_string());
+            doc["problems"].items().at(0)["lines"].items().at(0).as_string());
+  EXPECT_EQ(fffd + fffd + " stray", doc["unattributed"].items().at(0).as_string());
   EXPECT_NE(std::string::npos, fleet_to_text(s).find("\"cn1: caf" + fffd + " {\""));
+}
+
+// Strict JSON: what another parser might read differently is not a result.
+TEST(FleetParse, StrictJsonResults)
+{
+  const std::pair<std::string, const char*> bad[] = {
+      {R"({"host":"a","ok":false,"ok":true,"checks":[]})", "not JSON: duplicate key ok"},
+      {R"({"host":"a","ok":true,"checks":[],"n":NaN})", "not JSON: line 1, column "},
+      {R"({"host":"a","ok":true,"checks":[],"n":01})", "not JSON: line 1, column "},
+      {R"({"host":"a","ok":true,"checks":[],"n":+1})", "not JSON: line 1, column "},
+      {R"({"host":"\ud800","ok":true,"checks":[]})", "not JSON: line 1, column "},
+      {R"({"host":"a","ok":true,"checks":[],"n":)" + std::string(100, '[') + std::string(100, ']') +
+           "}",
+       "not JSON: line 1, column 102: arrays and objects nested deeper than 64"},
+  };
+  for (const auto& [text, message] : bad) {
+    const auto input = read("cn1: " + text + "\n");
+    EXPECT_EQ(Outcome::invalid, input.hosts.at("cn1").outcome()) << text;
+    EXPECT_EQ(0U, input.hosts.at("cn1").problem.find(message))
+        << text << " -> " << input.hosts.at("cn1").problem;
+  }
+}
+
+TEST(FleetBounds, LongLinesAreTheHostsInvalidOutput)
+{
+  FleetLimits limits;
+  limits.max_line = 1000;
+  const std::string big = "cn1: {\"host\":\"cn1\",\"x\":\"" + std::string(5000, 'y') + "\"}\n";
+  std::istringstream in(big + "cn2: " + result_json("cn2", k_pass) + "\n" + std::string(3000, '{') +
+                        "\n");
+  const auto input = read_fleet(in, limits);
+  const auto& cn1 = input.hosts.at("cn1");
+  EXPECT_EQ(Outcome::invalid, cn1.outcome());
+  EXPECT_EQ("a line of 5026 bytes, longer than the 1000 a result may have", cn1.problem);
+  ASSERT_EQ(1U, cn1.lines.size());
+  EXPECT_EQ(0U, cn1.lines[0].find("cn1: {\"host\""));
+  EXPECT_NE(std::string::npos, cn1.lines[0].find(" ... (1000 bytes)")) << cn1.lines[0];
+  EXPECT_EQ(Outcome::passed, input.hosts.at("cn2").outcome());
+  ASSERT_EQ(1U, input.unattributed.size());  // a bare line too long to tell its host
+  EXPECT_EQ(std::string(200, '{') + " ... (1000 bytes)", input.unattributed[0]);
+}
+
+TEST(FleetBounds, QuotesAreShortAndCutBetweenCharacters)
+{
+  const std::string euro = "\xE2\x82\xAC";
+  std::string garbage;
+  for (int i = 0; i < 100; ++i) {
+    garbage += euro;
+  }
+  const auto input = read("cn1: " + garbage + "\nclush: cn2: " + garbage + "\n");
+  const auto& line = input.hosts.at("cn1").lines.at(0);
+  // 5 bytes of "cn1: " and 65 whole euro signs fit in 200 bytes; the 66th would not.
+  EXPECT_EQ("cn1: " + garbage.substr(0, 195) + " ... (305 bytes)", line);
+  EXPECT_EQ(garbage.substr(0, 198) + " ... (300 bytes)", input.hosts.at("cn2").problem);
+}
+
+TEST(FleetBounds, KeptBytesAreCapped)
+{
+  FleetLimits limits;
+  limits.max_kept = 100000;
+  std::string text;
+  for (int i = 0; i < 2000; ++i) {
+    text += "cn" + std::to_string(i) + ": " + result_json("x", k_pass) + "\n";
+  }
+  std::istringstream in(text);
+  try {
+    read_fleet(in, limits);
+    FAIL() << "read it all";
+  } catch (const InputError& e) {
+    EXPECT_EQ(0U, std::string(e.what()).find("more than 100000 bytes of results and quoted "
+                                             "lines to keep at line "))
+        << e.what();
+  }
+  // A host repeating itself replaces its result: that costs nothing more.
+  std::string same;
+  for (int i = 0; i < 2000; ++i) {
+    same += "cn1: " + result_json("cn1", k_pass) + "\n";
+  }
+  std::istringstream again(same);
+  EXPECT_EQ(2000U, read_fleet(again, limits).hosts.at("cn1").results);
+}
+
+// A stream whose reads fail after the first lines, as a socket reset or a disk error does.
+class FailingInput : public std::streambuf {
+public:
+  explicit FailingInput(std::string first) : m_first(std::move(first)) {}
+
+protected:
+  int_type underflow() override
+  {
+    if (m_given) {
+      throw std::ios_base::failure("EIO");
+    }
+    m_given = true;
+    setg(&m_first[0], &m_first[0], &m_first[0] + m_first.size());
+    return traits_type::to_int_type(m_first[0]);
+  }
+
+private:
+  std::string m_first;
+  bool m_given = false;
+};
+
+TEST(FleetBounds, AReadErrorIsAnErrorNotASummary)
+{
+  FailingInput buf("cn1: " + result_json("cn1", k_pass) + "\ncn2: {\"host\"");
+  std::istream in(&buf);
+  try {
+    read_fleet(in);
+    FAIL() << "read error taken for the end of the input";
+  } catch (const InputError& e) {
+    EXPECT_STREQ("cannot read the input after line 1", e.what());
+  }
+}
+
+TEST(FleetBounds, ChattyHostIsLinear)
+{
+  // One host's many lines: each line costs the same, not the number before it.
+  std::string text;
+  for (int i = 0; i < 200000; ++i) {
+    text += "clush: cn1: line\n";
+  }
+  text += "cn1: ssh: connect to host cn1 port 22: Connection refused\n";
+  const auto input = read(text);
+  EXPECT_EQ("ssh: connect to host cn1 port 22: Connection refused", input.hosts.at("cn1").problem);
+  EXPECT_EQ(Outcome::no_answer, input.hosts.at("cn1").outcome());
 }
 
 }  // namespace

@@ -1,3 +1,6 @@
+#include "common/json_read.hpp"
+
+#include <ibsetup/error.hpp>
 #include <ibsetup/json.hpp>
 
 #include <gtest/gtest.h>
@@ -48,6 +51,124 @@ TEST(Json, InvalidUtf8BecomesReplacementCharacters)
   EXPECT_EQ("\"" + fffd + fffd + fffd + "\"", json_quote("\xED\xA0\x80"));
   EXPECT_EQ("\"" + fffd + fffd + fffd + fffd + "\"", json_quote("\xF4\x90\x80\x80"));
   EXPECT_EQ("\"" + fffd + "\"", json_quote("\xFF"));
+}
+
+}  // namespace
+
+// Reading: nlohmann/json behind common/json_read.hpp, on 3.6.1 (Rocky 8) and 3.11 (Debian).
+namespace {
+
+using ibsetup::json::ParseError;
+
+// The message of the ParseError that parsing text throws, or "accepted".
+std::string parse_failure(const std::string& text)
+{
+  try {
+    (void)json::parse(text);
+    return "accepted";
+  } catch (const ParseError& e) {
+    return e.what();
+  }
+}
+
+TEST(JsonRead, RefusesWhatRfc8259Refuses)
+{
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"a":NaN})", "line 1, column 6: "},
+      {R"({"a":Infinity})", "line 1, column 6: "},
+      {R"({"a":01})", "line 1, column 7: "},
+      {R"({"a":+1})", "line 1, column 6: "},
+      {R"({"a":-01})", "line 1, column 8: "},
+      {R"({"a":1e400})", "number overflow"},
+      {R"({"a":"\ud800"})", "surrogate"},
+      {R"({"a":"\udc00"})", "surrogate"},
+      {R"({"a":"\ud800\u0041"})", "surrogate"},
+      {"{\"a\":\"caf\xe9\"}", "ill-formed UTF-8"},
+      {"{\"a\":\"\x01\"}", "control character"},
+      {R"({"a":1,})", "line 1, column 8: "},
+      {"{\"a\":1}\n// c", "line 2, column 1: "},
+      {R"({"a":1} {"b":2})", "expected end of input"},
+      {"", "line 1, column 1: "},
+  };
+  for (const auto& [text, message] : cases) {
+    const auto what = parse_failure(text);
+    EXPECT_NE(std::string::npos, what.find(message)) << text << " -> " << what;
+  }
+  // What is valid stays valid: a surrogate pair, escapes, big integers, exponents.
+  const auto doc = json::parse(R"({"s":"\ud83d\ude00\n","n":18446744073709551615,"e":1e3})");
+  EXPECT_EQ("\xF0\x9F\x98\x80\n", doc["s"].get<std::string>());
+  EXPECT_EQ(1000.0, doc["e"].get<double>());
+}
+
+TEST(JsonRead, PositionSplitFromTheLibraryMessage)
+{
+  try {
+    (void)json::parse("{\n  \"a\": +1\n}");
+    FAIL() << "accepted";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(2U, e.line());
+    EXPECT_EQ(8U, e.column());
+    EXPECT_EQ(std::string::npos, e.detail().find("json.exception")) << e.detail();
+    EXPECT_EQ(0U, std::string(e.what()).find("line 2, column 8: ")) << e.what();
+  }
+}
+
+TEST(JsonRead, NestingIsCapped)
+{
+  const auto nested = [](size_t depth) {
+    return std::string(depth, '[') + std::string(depth, ']');
+  };
+  EXPECT_NO_THROW((void)json::parse(nested(json::k_max_depth)));
+  EXPECT_EQ("line 1, column 65: arrays and objects nested deeper than 64",
+            parse_failure(nested(json::k_max_depth + 1)));
+  // 100,000 levels: refused at level 65, not a stack overflow in parsing or destruction.
+  EXPECT_EQ("line 1, column 65: arrays and objects nested deeper than 64",
+            parse_failure(std::string(100000, '[')));
+  std::string objects;
+  for (int i = 0; i < 100000; ++i) {
+    objects += R"({"a":)";
+  }
+  EXPECT_EQ("line 1, column 321: arrays and objects nested deeper than 64", parse_failure(objects));
+  // Brackets inside strings are not nesting.
+  EXPECT_NO_THROW((void)json::parse("[\"" + std::string(1000, '[') + "\\\"{\"]"));
+}
+
+TEST(JsonRead, DuplicateKeysAreRefused)
+{
+  EXPECT_EQ(R"(duplicate key ok)", parse_failure(R"({"ok":false,"ok":true})"));
+  EXPECT_EQ(R"(duplicate key id in checks[1])",
+            parse_failure(R"({"checks":[{"id":"a"},{"id":"b","id":"c"}]})"));
+  EXPECT_EQ(R"(duplicate key "a\u001b[2J" in x.y)",
+            parse_failure("{\"x\":{\"y\":{\"a\\u001b[2J\":1,\"a\\u001b[2J\":2}}}"));
+  // The same key in different objects is fine.
+  EXPECT_NO_THROW((void)json::parse(R"({"a":{"a":1},"b":[{"a":1},{"a":2}]})"));
+}
+
+TEST(JsonRead, MessagesQuoteAtMostAShortExcerpt)
+{
+  const std::string huge = "[\"" + std::string(1 << 20, 'x') + "\\q\"]";
+  const auto what = parse_failure(huge);
+  EXPECT_LT(what.size(), json::k_max_quote + 60) << what.size();
+  EXPECT_NE(std::string::npos, what.find("bytes)")) << what;
+}
+
+TEST(JsonRead, ViewNamesThePathAndTheTypes)
+{
+  const auto doc = json::parse(R"({"a":[{"n":"4092"}],"i":2.5,"big":4294967296,"neg":-3})");
+  const json::View root(doc, "");
+  try {
+    (void)root["a"].items().at(0)["n"].as_int();
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_STREQ("a[0].n: expected an integer, got a string", e.what());
+  }
+  EXPECT_THROW((void)root["i"].as_int(), InputError);
+  EXPECT_THROW((void)root["big"].as_int(), InputError);
+  EXPECT_EQ(-3, root["neg"].as_int());
+  EXPECT_EQ(2.5, root["i"].as_number());
+  EXPECT_FALSE(root["absent"].opt_string().has_value());
+  EXPECT_THROW((void)root["absent"].items(), InputError);
+  EXPECT_THROW((void)root["a"]["x"], InputError);
 }
 
 }  // namespace

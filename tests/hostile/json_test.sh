@@ -1,0 +1,113 @@
+#!/bin/bash
+# Hostile JSON input (issue 13, items 5 and 2): `check --inventory` and `report` read JSON
+# strictly, refuse deep nesting and duplicate keys cleanly, and `report` keeps memory bounded
+# whatever the input and fails (never a "FAILED: 0 hosts" summary) when the input does.
+source "$(dirname "$0")/lib.sh" "$@"
+
+profile=$src/tests/data/check/cluster.yaml
+"$bin" inspect --json --sysfs-root "$src/tests/fixtures/sysfs/hdr-2hca" >"$tmp/inv.json"
+hostile inventory-valid 0 'hdr01: ok' -- check "$profile" --node hdr01 --inventory "$tmp/inv.json"
+
+# Each form RFC 8259 refuses, put where the saved inventory has a number or a string.
+inventory_case() { # NAME SED-EXPRESSION FIXED-STRING
+  sed "$2" "$tmp/inv.json" >"$tmp/$1.json"
+  if cmp -s "$tmp/inv.json" "$tmp/$1.json"; then
+    bad "inventory-$1: the edit changed nothing"
+    return
+  fi
+  hostile "inventory-$1" 3 "$1.json: not an \`ibsetup inspect --json\` inventory: $3" -- \
+    check "$profile" --node hdr01 --inventory "$tmp/$1.json"
+}
+inventory_case nan 's/"link_width":16/"link_width":NaN/' 'line 1, column '
+inventory_case leading-zero 's/"link_width":16/"link_width":016/' 'line 1, column '
+inventory_case plus 's/"link_width":16/"link_width":+16/' 'line 1, column '
+inventory_case lone-surrogate 's/"host":"[^"]*"/"host":"\\ud800"/' \
+  'line 1, column 16: syntax error while parsing value - invalid string: surrogate U+D'
+inventory_case bad-utf8 's/"host":"[^"]*"/"host":"v\xe9"/' \
+  'line 1, column 12: syntax error while parsing value - invalid string: ill-formed UTF-8 byte'
+inventory_case duplicate-key 's/"host":"[^"]*"/"host":"vm","host":"vn"/' 'duplicate key host'
+inventory_case wrong-type 's/"link_width":16/"link_width":"16"/' \
+  'devices[0].pci.link_width: expected an integer, got a string'
+
+# 100,000 nested arrays: refused at level 65, no stack overflow (parse or destruction).
+{
+  printf '{"host":'
+  head -c 100000 /dev/zero | tr '\0' '['
+} >"$tmp/deep.json"
+hostile inventory-deep 3 'line 1, column 72: arrays and objects nested deeper than 64' -- \
+  check "$profile" --node hdr01 --inventory "$tmp/deep.json"
+head -c $((17 * 1024 * 1024)) /dev/zero | tr '\0' ' ' >"$tmp/big.json"
+hostile inventory-too-big 3 'big.json: not an `ibsetup inspect --json` inventory: larger than 16 MiB' -- \
+  check "$profile" --node hdr01 --inventory "$tmp/big.json"
+
+# report: one 100 MB line is read past in bounded memory (it is cn01's invalid output), and
+# the next host still counts.
+pass_line='{"host":"cn02","ok":true,"checks":[{"id":"port.state","status":"pass"}]}'
+{
+  printf 'cn01: {"host":"cn01","x":"'
+  head -c 100000000 /dev/zero | tr '\0' 'a'
+  printf '"}\ncn02: %s\n' "$pass_line"
+} >"$tmp/huge.txt"
+HOSTILE_MEM_MB=64 hostile report-100mb-line 5 \
+  'cn01: a line of 100000028 bytes, longer than the 1048576 a result may have' -- \
+  report "$tmp/huge.txt"
+grep -qF 'fleet: FAILED: 2 hosts: 1 passed, 0 failed, 1 invalid output' "$out" &&
+  ok "report-100mb-line: cn02 counted" || bad "report-100mb-line: summary: $(tail -1 "$out")"
+quoted=$(grep -F '"cn01: {' "$out" | head -1)
+[ -n "$quoted" ] && [ "${#quoted}" -lt 300 ] && ok "report-100mb-line: the quote is short (${#quoted} bytes)" ||
+  bad "report-100mb-line: quote of ${#quoted} bytes"
+
+# Strictness and nesting in result lines: the host's invalid output, with the reason.
+{
+  echo 'cn01: {"host":"cn01","ok":false,"ok":true,"checks":[]}'
+  echo 'cn02: {"host":"cn02","ok":true,"checks":[],"n":NaN}'
+  printf 'cn03: {"host":"cn03","ok":true,"checks":'
+  head -c 100000 /dev/zero | tr '\0' '['
+  echo
+} >"$tmp/strict.txt"
+hostile_stdin report-duplicate-key 5 'cn01: not JSON: duplicate key ok' "$tmp/strict.txt" report
+hostile_stdin report-nan 5 'cn02: not JSON: line 1, column ' "$tmp/strict.txt" report
+hostile_stdin report-deep 5 'cn03: not JSON: line 1, column 98: arrays and objects nested deeper than 64' \
+  "$tmp/strict.txt" report
+
+# A read error is an error, not a summary of what came before it.
+hostile report-directory 3 'cannot read the input after line 0: Is a directory' -- report "$tmp"
+# Standard input that fails mid-read: a loopback TCP connection reset after two lines
+# (std::cin through stdio would take the reset for the end of the input).
+reset_case() {
+  local name=report-stdin-reset
+  python3 - "$bin" "$HOSTILE_TIMEOUT" >"$tmp/reset.out" 2>&1 <<'EOF'
+import socket, struct, subprocess, sys, time
+server = socket.socket()
+server.bind(("127.0.0.1", 0))
+server.listen(1)
+client = socket.create_connection(server.getsockname())
+peer, _ = server.accept()
+child = subprocess.Popen([sys.argv[1], "report"], stdin=client, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT)
+client.close()
+peer.sendall(b'cn01: {"host":"cn01","ok":true,"checks":[]}\ncn02: {"host":"cn02","ok"')
+time.sleep(0.5)
+peer.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+peer.close()  # with linger 0: a reset, ECONNRESET for the reader
+try:
+    output, _ = child.communicate(timeout=int(sys.argv[2]))
+except subprocess.TimeoutExpired:
+    child.kill()
+    print("hung")
+    sys.exit(0)
+sys.stdout.write(output.decode(errors="replace"))
+print("exit %d" % child.returncode)
+EOF
+  local want='ibsetup: error: standard input: cannot read the input after line 1: Connection reset by peer'
+  if grep -qF "$want" "$tmp/reset.out" && grep -qx 'exit 3' "$tmp/reset.out" &&
+    ! grep -q 'fleet:' "$tmp/reset.out"; then
+    ok "$name"
+  else
+    bad "$name: output:"
+    head -c 2000 "$tmp/reset.out" | cat -v
+  fi
+}
+reset_case
+
+finish

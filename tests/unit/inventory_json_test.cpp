@@ -1,0 +1,78 @@
+// Reading saved inventories (`check --inventory`): strict JSON and the documented shape.
+#include "test_util.hpp"
+
+#include <ibsetup/error.hpp>
+#include <ibsetup/inventory.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+using namespace ibsetup;
+
+namespace {
+
+std::string saved()
+{
+  return test::read_text(std::filesystem::path(IBSETUP_TEST_DATA) / "plan" / "base-missing" /
+                         "observed.json");
+}
+
+// The saved inventory with its first `from` replaced by `to`.
+std::string edited(const std::string& from, const std::string& to)
+{
+  auto text = saved();
+  const auto at = text.find(from);
+  EXPECT_NE(std::string::npos, at) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+std::string failure(const std::string& text)
+{
+  try {
+    (void)inventory::host_from_json(text);
+    return "accepted";
+  } catch (const InputError& e) {
+    return e.what();
+  }
+}
+
+TEST(InventoryJson, RoundTripsTheSavedForm)
+{
+  const auto host = inventory::host_from_json(saved());
+  EXPECT_EQ("n1", host.host);
+  ASSERT_FALSE(host.devices.empty());
+  EXPECT_EQ("mlx5_0", host.devices[0].name);
+  EXPECT_EQ(inventory::host_to_json(host),
+            inventory::host_to_json(inventory::host_from_json(inventory::host_to_json(host))));
+}
+
+TEST(InventoryJson, InvalidJsonNamesLineAndColumn)
+{
+  const std::pair<std::string, std::string> cases[] = {
+      {edited("\"link_width\": 16", "\"link_width\": NaN"), "line 19, column 19: "},
+      {edited("\"link_width\": 16", "\"link_width\": 016"), "line 19, column 21: "},
+      {edited("\"link_width\": 16", "\"link_width\": +16"), "line 19, column 19: "},
+      {edited("\"n1\"", "\"n1\\udc00\""), "line 2, column 18: "},
+      {edited("\"n1\"", "[" + std::string(100000, '[')),
+       "line 2, column 73: arrays and objects "
+       "nested deeper than 64"},
+      {edited("\"host\": \"n1\",", "\"host\": \"n1\", \"host\": \"n2\","), "duplicate key host"},
+  };
+  for (const auto& [text, message] : cases) {
+    const auto what = failure(text);
+    EXPECT_EQ(0U, what.find(message)) << what;
+  }
+}
+
+TEST(InventoryJson, WrongShapeNamesTheMember)
+{
+  EXPECT_EQ("devices[0].pci.link_width: expected an integer, got a string",
+            failure(edited("\"link_width\": 16", "\"link_width\": \"16\"")));
+  EXPECT_EQ("devices[0].pci.link_width: expected an integer, got a fractional number",
+            failure(edited("\"link_width\": 16", "\"link_width\": 16.5")));
+  EXPECT_EQ("host: expected a string, got null", failure(edited("\"host\": \"n1\",", "")));
+  EXPECT_EQ("expected an object, got an array", failure("[]"));
+}
+
+}  // namespace
