@@ -69,15 +69,22 @@ TEST(FuzzRegressions, DISABLED_MstconfigRowShorterThanHeader)
   std::_Exit(3);  // loaded: not what this input should give either
 }
 
-// Fuzz finding F2 (fuzz_profile, owner: the YAML guard/loader): 14 bytes on which yaml-cpp's
-// YAML::LoadAll (0.7.0, Debian 12) never returns, allocating until memory runs out: `ibsetup
-// validate` on this file ends after ~14 s with "internal error: std::bad_alloc" (exit 1) under a
-// 1 GiB cap, and grows without bound without one. Stack: YAML::LoadAll <- load_profile_text
+// Fuzz finding F2 (fuzz_profile, owner: the YAML guard/loader): a document that starts with a
+// flow entry ',' at the top level, on which yaml-cpp's YAML::LoadAll never returns, allocating
+// a null document per turn until memory runs out (yaml-cpp issue 1040, fixed upstream after
+// 0.8.0 by pull request 1319; both 0.6.2 of Rocky 8 and 0.7.0 of Debian 12 loop). `ibsetup
+// validate` on such a file ends after ~14 s with "internal error: std::bad_alloc" (exit 1) under
+// a 1 GiB cap and grows without bound without one. Stack: YAML::LoadAll <- load_profile_text
 // (src/profile/load.cpp, the LoadAll call after guard_text). It must be a DiagnosticError
-// (exit 3), found before yaml-cpp is given the text.
+// (exit 3) found before yaml-cpp is given the text.
 TEST(FuzzRegressions, DISABLED_ProfileYamlLoadAllRunaway)
 {
+  // The harness's first input (14 bytes), the smallest one, and one where a valid profile
+  // follows 101 commas.
   EXPECT_EXIT(load_bounded(", v: 1#\n- nod\n"), ::testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(load_bounded(","), ::testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(load_bounded(std::string(101, ',') + "version: 1\nnodes: []\n"),
+              ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
   // A few hosts' worth of lines; one check --json line is a few KiB.
-  if (fuzz::too_large(size, 256 * 1024)) {
+  if (fuzz::too_large(size, size_t{256} << 10U)) {
     return 0;
   }
   namespace check = ibsetup::check;

@@ -14,7 +14,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
   // inspect --json of a large host is tens of KiB.
-  if (fuzz::too_large(size, 256 * 1024)) {
+  if (fuzz::too_large(size, size_t{256} << 10U)) {
     return 0;
   }
   namespace inv = ibsetup::inventory;

@@ -12,7 +12,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
   // The process runner caps what it captures; real outputs are a few KiB.
-  if (fuzz::too_large(size, 64 * 1024)) {
+  if (fuzz::too_large(size, size_t{64} << 10U)) {
     return 0;
   }
   namespace firmware = ibsetup::firmware;
