@@ -16,6 +16,7 @@ debian_packages=(
   rpm rpmlint debhelper dpkg-dev fakeroot lintian mandoc bash-completion
   network-manager dbus-daemon mstflint clustershell
   clang-format clang-tidy
+  clang libclang-rt-dev # libFuzzer, ASan and UBSan for the fuzz harnesses (scripts/fuzz)
 )
 rocky_packages=(
   gcc-c++ cmake ninja-build pkgconf-pkg-config
@@ -23,6 +24,7 @@ rocky_packages=(
   NetworkManager-libnm-devel
   infiniband-diags mstflint clustershell
   clang-tools-extra
+  clang compiler-rt # libFuzzer (scripts/fuzz)
 )
 
 missing_debian() {
