@@ -1,9 +1,7 @@
 // Inputs the fuzz harnesses (tests/fuzz) found, each with the clean outcome it must have.
 //
-// The DISABLED_ ones are findings in code another branch of issue 13 is rewriting (the
-// mstconfig parser, the YAML loader); their inputs wait in tests/fuzz/NAME/pending/ rather than
-// in the corpus, which the replay test and every fuzz run start from. Once the fix is merged:
-// drop the DISABLED_ prefix and move the pending inputs into corpus/.
+// Their inputs are also in the harness's corpus (tests/fuzz/NAME/corpus/), which the replay
+// test and every fuzz run start from.
 #include "gtest_compat.hpp"
 
 #include <ibsetup/diagnostics.hpp>
@@ -41,7 +39,7 @@ void expect_clean_mstconfig(const std::string& text)
 // the "Configurations:" header has fewer values than the header has columns, and
 // MstconfigOutput::value() indexes the row with values.at(): std::out_of_range escapes
 // (src/firmware/parse.cpp, value()), which the CLI reports as an internal error (exit 1).
-TEST(FuzzRegressions, DISABLED_MstconfigRowShorterThanHeader)
+TEST(FuzzRegressions, MstconfigRowShorterThanHeader)
 {
   // The harness's minimised input: a one-value row "Y o", then a two-column header.
   expect_clean_mstconfig("Y o\nConfigurations:Next Boot New");
@@ -77,7 +75,7 @@ TEST(FuzzRegressions, DISABLED_MstconfigRowShorterThanHeader)
 // a 1 GiB cap and grows without bound without one. Stack: YAML::LoadAll <- load_profile_text
 // (src/profile/load.cpp, the LoadAll call after guard_text). It must be a DiagnosticError
 // (exit 3) found before yaml-cpp is given the text.
-TEST(FuzzRegressions, DISABLED_ProfileYamlLoadAllRunaway)
+TEST(FuzzRegressions, ProfileYamlLoadAllRunaway)
 {
   // The harness's first input (14 bytes), the smallest one, and one where a valid profile
   // follows 101 commas.

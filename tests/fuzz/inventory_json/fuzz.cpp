@@ -3,7 +3,7 @@
 #include "fuzz_common.hpp"
 
 #include <ibsetup/inventory.hpp>
-#include <ibsetup/json_value.hpp>
+#include <ibsetup/error.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
   std::string written;
   try {
     written = inv::host_to_json(inv::host_from_json(fuzz::as_string(data, size)));
-  } catch (const ibsetup::JsonError&) {
+  } catch (const ibsetup::InputError&) {
     return 0;  // the documented outcome for a document without the documented shape
   }
   // What host_to_json writes, host_from_json reads back, to the same document.
@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
                    again.c_str());
       std::abort();
     }
-  } catch (const ibsetup::JsonError& error) {
+  } catch (const ibsetup::InputError& error) {
     std::fprintf(stderr, "host_from_json rejects host_to_json's output: %s\n%s\n", error.what(),
                  written.c_str());
     std::abort();
