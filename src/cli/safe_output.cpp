@@ -37,16 +37,17 @@ EscapingBuf::~EscapingBuf()
   finish();
 }
 
-void EscapingBuf::drain(bool all)
+bool EscapingBuf::drain(bool all)
 {
   const size_t keep = all ? 0 : incomplete_tail(m_pending);
   if (m_pending.size() == keep) {
-    return;
+    return true;
   }
   const std::string out =
       util::escape_text(std::string_view(m_pending).substr(0, m_pending.size() - keep), true);
-  m_target->sputn(out.data(), static_cast<std::streamsize>(out.size()));
+  const auto wrote = m_target->sputn(out.data(), static_cast<std::streamsize>(out.size()));
   m_pending.erase(0, m_pending.size() - keep);
+  return wrote == static_cast<std::streamsize>(out.size());
 }
 
 void EscapingBuf::finish()
@@ -61,22 +62,20 @@ EscapingBuf::int_type EscapingBuf::overflow(int_type c)
     return traits_type::not_eof(c);
   }
   m_pending += traits_type::to_char_type(c);
-  drain(false);
-  return c;
+  return drain(false) ? c : traits_type::eof();
 }
 
 std::streamsize EscapingBuf::xsputn(const char* s, std::streamsize n)
 {
   // Passed on at once (the target buffers as before): a line shows when it did without this.
   m_pending.append(s, static_cast<size_t>(n));
-  drain(false);
-  return n;
+  return drain(false) ? n : 0;
 }
 
 int EscapingBuf::sync()
 {
-  drain(false);
-  return m_target->pubsync();
+  const bool ok = drain(false);
+  return m_target->pubsync() == 0 && ok ? 0 : -1;
 }
 
 SafeOutput::SafeOutput()

@@ -30,7 +30,9 @@ protected:
   int sync() override;
 
 private:
-  void drain(bool all);
+  // False once the target took less than it was given (a closed pipe: EPIPE), so that the
+  // stream in front sets badbit as it would without this buffer.
+  bool drain(bool all);
 
   std::streambuf* m_target;
   std::string m_pending;

@@ -36,4 +36,21 @@ TEST(SafeOutput, Utf8SplitAcrossWritesPassesWhole)
   EXPECT_EQ("caf\xC3\xA9 \xE2\x82\xAC\\xe2", target.str());
 }
 
+// A target that takes nothing, as a pipe whose reader has gone (EPIPE).
+class ClosedBuf : public std::streambuf {
+protected:
+  std::streamsize xsputn(const char* /*s*/, std::streamsize /*n*/) override { return 0; }
+  int_type overflow(int_type /*c*/) override { return traits_type::eof(); }
+};
+
+TEST(SafeOutput, AFailedWriteReachesTheStream)
+{
+  // apply notices a closed standard output by the stream's state: the guard must not hide it.
+  ClosedBuf target;
+  EscapingBuf buf(&target);
+  std::ostream out(&buf);
+  out << "report line\n" << std::flush;
+  EXPECT_TRUE(out.bad());
+}
+
 }  // namespace
