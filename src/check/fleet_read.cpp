@@ -14,7 +14,8 @@ namespace ibsetup::check {
 namespace {
 
 // Cuts the input into lines; of a line longer than max_line only the start is kept and the
-// rest is read past, so a line of any length costs max_line bytes at most.
+// rest is read past, so a line of any length costs max_line bytes at most. A line longer than
+// 1024 times max_line ends the reading with an InputError.
 class LineReader {
 public:
   LineReader(std::istream& in, size_t max_line) : m_in(in), m_max_line(max_line), m_buf(65536) {}
@@ -34,6 +35,13 @@ public:
       line.append(start, std::min(n, m_max_line - std::min(m_max_line, line.size())));
       length += n;
       m_pos += n;
+      // A longer line is read past, but not for ever: /dev/zero, or a host that never ends its
+      // output, is not a report to wait for.
+      if (length / 1024 > m_max_line) {
+        throw InputError("line " + std::to_string(m_lines + 1) + " is longer than " +
+                         std::to_string(1024 * m_max_line) +
+                         " bytes and has not ended; this is not ibsetup check output");
+      }
       if (newline != nullptr) {
         ++m_pos;
         break;

@@ -100,7 +100,8 @@ int ReportCommands::run()
   const std::string name = m_input == "-" ? "standard input" : m_input;
   const int fd = m_input == "-" ? 0 : ::open(m_input.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    throw InputError(m_input + ": cannot open: " + std::strerror(errno));
+    // Like a missing profile: this host's problem (exit 4), not a defect of the input.
+    throw EnvironmentError(m_input + ": cannot open: " + std::strerror(errno));
   }
   FdInput buf(fd);
   std::istream in(&buf);

@@ -201,6 +201,19 @@ std::vector<Piece> parse_pattern(std::string_view pattern, size_t offset)
       ++pos;
     }
   }
+  // Labels as RFC 1123 has them, where the digits of a range cannot help: no empty label (a
+  // leading, doubled or trailing '.'), and no leading '-', which would make the name an option
+  // in the argv of scontrol, ssh or clush. ('.' and '-' stand only outside brackets here.)
+  if (!pattern.empty() && (pattern.front() == '-' || pattern.front() == '.')) {
+    throw HostlistError(offset,
+                        std::string("a host name cannot start with '") + pattern.front() + "'");
+  }
+  if (const auto dots = pattern.find(".."); dots != std::string_view::npos) {
+    throw HostlistError(offset + dots, "a host name cannot hold an empty label ('..')");
+  }
+  if (!pattern.empty() && pattern.back() == '.') {
+    throw HostlistError(offset + pattern.size() - 1, "a host name cannot end with '.'");
+  }
   return pieces;
 }
 
@@ -298,7 +311,8 @@ bool is_valid_hostname(std::string_view name)
       return false;
     }
   }
-  return true;
+  return name.front() != '-' && name.front() != '.' && name.back() != '.' &&
+         name.find("..") == std::string_view::npos;
 }
 
 HostlistSize measure_hostlist(std::string_view expression)

@@ -266,8 +266,9 @@ void check_pools(const Group& g, Diagnostics& diags)
       if (capacity < g.hosts.size() || capacity - g.hosts.size() < extra) {
         diags.error(pool->mark, spec.path + key,
                     "pool " + (*pool)->str() + " has " + std::to_string(capacity) +
-                        " usable addresses; its group of " + std::to_string(g.hosts.size()) +
-                        " hosts needs " + std::to_string(g.hosts.size()) +
+                        (capacity == 1 ? " usable address" : " usable addresses") +
+                        "; its group of " + std::to_string(g.hosts.size()) + " hosts needs " +
+                        std::to_string(g.hosts.size()) +
                         (extra > 0 ? " after offset " + std::to_string(extra) : std::string()));
       }
     }

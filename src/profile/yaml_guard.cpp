@@ -208,6 +208,7 @@ public:
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override
   {
     const auto it = m_sizes.find(anchor);
+    m_aliases = true;
     leaf(mark, 0, it == m_sizes.end() ? 1 : it->second);
   }
   void OnScalar(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t anchor,
@@ -257,8 +258,13 @@ private:
     const size_t limit = m_limits.max_alias_expansion;
     m_total = n > limit ? limit + 1 : m_total + n;
     if (m_total > limit) {
-      throw Refusal{mark, "aliases expand the document to more than " + std::to_string(limit) +
-                              " nodes; refusing to process it (use fewer nested aliases)"};
+      // Without an alias the same limit is met by sheer size (15 million list entries).
+      throw Refusal{mark, m_aliases ? "aliases expand the document to more than " +
+                                          std::to_string(limit) +
+                                          " nodes; refusing to process it (use fewer nested "
+                                          "aliases)"
+                                    : "the document holds more than " + std::to_string(limit) +
+                                          " nodes; a cluster profile needs far fewer"};
     }
     if (!m_stack.empty()) {
       m_stack.back().size = std::min(limit + 1, m_stack.back().size + n);
@@ -291,6 +297,7 @@ private:
   size_t m_documents = 0;
   int m_last_document = -1;
   size_t m_total = 0;
+  bool m_aliases = false;  // an alias was seen: the node count is an expansion
   std::vector<Frame> m_stack;
   std::map<YAML::anchor_t, size_t> m_sizes;
 };

@@ -125,8 +125,11 @@ Fd open_dirs(const std::string& root, const std::string& rel_dir, bool create = 
   return dir;
 }
 
-// The current content of name in dir; nullopt when it does not exist.
-std::optional<std::string> read_existing(int dir, const std::string& name, const std::string& full)
+// The start of the current content of name in dir, at most max_bytes + 1 bytes (enough to
+// tell whether it carries the marker and whether it equals a file of max_bytes; a planted
+// huge or endless file is never read whole); nullopt when it does not exist.
+std::optional<std::string> read_existing(int dir, const std::string& name, const std::string& full,
+                                         size_t max_bytes)
 {
   Fd fd(openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) {
@@ -142,10 +145,20 @@ std::optional<std::string> read_existing(int dir, const std::string& name, const
   if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     throw EnvironmentError(full + " is not a regular file; refusing to replace it");
   }
+  const size_t want = std::max(max_bytes, std::strlen(k_marker)) + 1;
   std::string out;
   char buf[8192];
-  ssize_t n = 0;
-  while ((n = read(fd.get(), buf, sizeof buf)) > 0) {
+  while (out.size() < want) {
+    const ssize_t n = read(fd.get(), buf, std::min(sizeof buf, want - out.size()));
+    if (n == 0) {
+      break;
+    }
+    if (n < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      fail("cannot read " + full);
+    }
     out.append(buf, static_cast<size_t>(n));
   }
   return out;
@@ -156,7 +169,7 @@ std::optional<std::string> read_existing(int dir, const std::string& name, const
 WriteResult planned_result(int dir, const std::string& name, const std::string& full,
                            const RenderedFile& file)
 {
-  const auto existing = read_existing(dir, name, full);
+  const auto existing = read_existing(dir, name, full, file.content.size());
   if (!existing) {
     return WriteResult::created;
   }
@@ -249,7 +262,7 @@ bool remove_file(const std::string& root, const std::string& path)
   if (dir.get() < 0) {
     return false;
   }
-  const auto existing = read_existing(dir.get(), name, full);
+  const auto existing = read_existing(dir.get(), name, full, 0);
   if (!existing || existing->compare(0, std::strlen(k_marker), k_marker) != 0) {
     return false;
   }

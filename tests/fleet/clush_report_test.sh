@@ -112,7 +112,7 @@ expect_code() {  # expect_code NAME WANT report args...
   if [ "$got" = "$want" ]; then ok; else bad "$name: exit $got, want $want"; fi
 }
 expect_code bad-expect 2 --expect 'node[01-'
-expect_code missing-input 3 /nonexistent/in
+expect_code missing-input 4 /nonexistent/in
 expect_code empty-input 5
 
 echo "clush report: $pass passed, $fail failed"

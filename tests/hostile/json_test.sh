@@ -110,4 +110,9 @@ EOF
 }
 reset_case
 
+# A line that never ends (/dev/zero, a host whose output has no newline) ends the run.
+hostile report-endless-line 3 'line 1 is longer than 1073741824 bytes and has not ended' \
+  -- report /dev/zero
+hostile report-missing-input 4 'cannot open' -- report "$tmp/no-such-input"
+
 finish

@@ -106,6 +106,18 @@ printf 'version: 1\nnodes:\n  - hosts: "%s[1-1000].ib"\n' "$(head -c 60 /dev/zer
   >"$tmp/label.yaml"
 hostile hosts-long-label 3 'a part has at most 63' -- validate "$tmp/label.yaml"
 
+# A huge file planted where a rendered file goes is never read whole (only enough to see that it
+# does not carry ibsetup's marker): an 8 GiB sparse ifcfg under a 1 GiB address-space cap.
+mkdir -p "$tmp/planted/etc/sysconfig/network-scripts"
+truncate -s 8G "$tmp/planted/etc/sysconfig/network-scripts/ifcfg-ib0"
+printf 'version: 1\nnodes:\n  - hosts: "n[1-2]"\n    interfaces:\n      - {name: ib0, ipv4: 10.0.0.0/24}\n' \
+  >"$tmp/planted.yaml"
+for dry in "" --dry-run; do
+  hostile "planted-huge-target${dry}" 4 'ifcfg-ib0 exists and was not written by ibsetup' \
+    -- render "$tmp/planted.yaml" --node n1 --root "$tmp/planted" --format ifcfg \
+    --templates "$src/templates" ${dry:+"$dry"}
+done
+
 # check --timeout bounds the whole run, loading the profile included: a profile that takes
 # seconds to parse (90,000 groups) is cut short after 1 s with a timeout failure.
 awk 'BEGIN { print "version: 1\nnodes:"

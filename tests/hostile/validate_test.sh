@@ -57,9 +57,9 @@ done
 profile v4-slash32 '      - {name: ib0, ipv4: 10.9.0.0/32}'
 refused v4-slash32 'pool 10.9.0.0/32 has 0 usable addresses; its group of 2 hosts needs 2'
 profile v4-slash31 '      - {name: ib0, ipv4: 10.9.0.0/31}'
-refused v4-slash31 'pool 10.9.0.0/31 has 1 usable addresses; its group of 2 hosts needs 2'
+refused v4-slash31 'pool 10.9.0.0/31 has 1 usable address; its group of 2 hosts needs 2'
 profile v6-slash127 '      - {name: ib0, ipv6: "fd00::/127"}'
-refused v6-slash127 'pool fd00::/127 has 1 usable addresses; its group of 2 hosts needs 2'
+refused v6-slash127 'pool fd00::/127 has 1 usable address; its group of 2 hosts needs 2'
 
 # A host override's exact address in one of those ranges.
 profile override-loopback '      - {name: ib0, ipv4: 10.9.0.0/24}' 'hosts:
@@ -74,4 +74,13 @@ hostile override-multicast6-validate 3 'hosts.n2.interfaces.ib0.ipv6: ff02::1/64
 profile fine '      - {name: ib0, ipv4: 10.9.0.0/24, ipv6: "fd00:9::/64"}
       - {name: ib1, ipv4: 192.168.0.0/30, backend: auto}'
 hostile fine 0 'ok: 1 group, 2 hosts, 4 interfaces' -- validate "$tmp/fine.yaml"
+# Host names as RFC 1123 has them: a leading '-' would be an option in scontrol's argv.
+for case in "dash -n[1-2] cannot start with '-'" "dots n..[1-2] cannot hold an empty label" \
+  "lead .n[1-2] cannot start with '.'" "trail n[1-2]. cannot end with '.'"; do
+  read -r name hosts why <<<"$case"
+  printf 'version: 1\nnodes:\n  - hosts: "%s"\n    interfaces:\n      - {name: ib0}\n' "$hosts" \
+    >"$tmp/host-$name.yaml"
+  hostile "host-name-$name" 3 "a host name $why" -- validate "$tmp/host-$name.yaml"
+done
+
 finish

@@ -190,3 +190,19 @@ TEST(ProfileText, ParseMemoryIsBounded)
 }
 
 }  // namespace
+
+namespace {
+
+TEST(YamlGuard, SheerSizeIsNotBlamedOnAliases)
+{
+  // 200 entries and no alias over a limit of 100 nodes: the message says what is there.
+  Limits limits;
+  limits.max_alias_expansion = 100;
+  const std::string out = guard("nodes: [" + repeat("a, ", 200) + "a]\n", limits);
+  EXPECT_NE(std::string::npos,
+            out.find("the document holds more than 100 nodes; a cluster profile needs far fewer"))
+      << out;
+  EXPECT_EQ(std::string::npos, out.find("alias")) << out;
+}
+
+}  // namespace
