@@ -6,7 +6,7 @@
 
 #include "check/local_ports.hpp"
 #include "common/strings.hpp"
-#include "inventory/sysfs.hpp"
+#include "os/sysfs.hpp"
 
 #include <algorithm>
 #include <optional>

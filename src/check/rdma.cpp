@@ -1,7 +1,7 @@
 // The RDMA checks of a node: rdma.device (rdma_device.cpp), then rdma.route and rdma.pingpong
 // for every peer address (the event loop is in rdma_loop.cpp).
-#include "check/rdma_checks.hpp"
-#include "check/rdma_endpoint.hpp"
+#include "probe/rdma_checks.hpp"
+#include "probe/rdma_endpoint.hpp"
 
 #include <cerrno>
 #include <cstring>

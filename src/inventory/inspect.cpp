@@ -2,7 +2,7 @@
 // (netlink addresses, verbs) on this machine's own /sys.
 #include "inventory/parse.hpp"
 #include "inventory/read.hpp"
-#include "inventory/sysfs.hpp"
+#include "os/sysfs.hpp"
 
 #include <ibsetup/error.hpp>
 #include <ibsetup/inventory.hpp>

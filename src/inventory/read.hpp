@@ -2,7 +2,7 @@
 // decides which to read, on which thread, and puts the host together.
 #pragma once
 
-#include "inventory/sysfs.hpp"
+#include "os/sysfs.hpp"
 
 #include <ibsetup/inventory.hpp>
 

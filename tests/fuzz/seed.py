@@ -77,7 +77,7 @@ def hostlist_seeds():
     return seeds
 
 
-# The lines of a terminal capture that are not mstconfig's (as in tests/unit/firmware_test.cpp).
+# The lines of a terminal capture that are not mstconfig's (as in tests/unit/firmware/firmware_test.cpp).
 COMMAND = re.compile(
     r"^(# (source|note):|\S+@\S+.*[#$]( |$)|\[\S+@.*\]#|\$ |sh-[0-9.]+# |(sudo )?m(st|lx)config )")
 

@@ -115,5 +115,5 @@ ln -s "$outside" "$tmp/root2/etc/NetworkManager"
 hostile offline-dry-run-symlink 4 'is a symlink or not a directory' -- \
   apply "$lab" --node lab01 --offline --dry-run --root "$tmp/root2"
 
-# "1 warnings" in check's summary line: tests/unit/check_test.cpp (CheckReportText).
+# "1 warnings" in check's summary line: tests/unit/check/check_test.cpp (CheckReportText).
 finish

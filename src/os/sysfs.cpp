@@ -1,4 +1,4 @@
-#include "inventory/sysfs.hpp"
+#include "os/sysfs.hpp"
 
 #include <ibsetup/error.hpp>
 

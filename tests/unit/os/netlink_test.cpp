@@ -1,5 +1,5 @@
 // The requests the netlink backend sends, and what this kernel (no IPoIB) answers to them.
-#include "apply/netlink_messages.hpp"
+#include "os/netlink_messages.hpp"
 #include "test_util.hpp"
 
 #include <ibsetup/apply.hpp>

@@ -2,7 +2,7 @@
 // (librdmacm event loop).
 #pragma once
 
-#include "check/rdma_logic.hpp"
+#include "probe/rdma_logic.hpp"
 
 #include <ibsetup/rdma_check.hpp>
 

@@ -1,4 +1,4 @@
-#include "check/rdma_endpoint.hpp"
+#include "probe/rdma_endpoint.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

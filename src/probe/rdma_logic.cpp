@@ -1,4 +1,4 @@
-#include "check/rdma_logic.hpp"
+#include "probe/rdma_logic.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,8 +1,8 @@
 // The peer side of rdma.pingpong: accepts RC connections through librdmacm and sends every
 // message back. One event loop, any number of clients at once, each dropped when idle so that a
 // vanished client cannot pin resources.
-#include "check/rdma_endpoint.hpp"
-#include "check/rdma_logic.hpp"
+#include "probe/rdma_endpoint.hpp"
+#include "probe/rdma_logic.hpp"
 
 #include <ibsetup/error.hpp>
 #include <ibsetup/rdma_check.hpp>

@@ -2,7 +2,7 @@
 // libnl 3.7 has no ipoib link module, so pkey children and modes are built with its generic
 // message API: IFLA_LINKINFO { IFLA_INFO_KIND "ipoib", IFLA_INFO_DATA { IFLA_IPOIB_PKEY,
 // IFLA_IPOIB_MODE } } (linux/if_link.h), as `ip link add ... type ipoib` sends.
-#include "apply/netlink_messages.hpp"
+#include "os/netlink_messages.hpp"
 
 #include <ibsetup/apply.hpp>
 

@@ -1,5 +1,5 @@
 // Fleet reports: reading many hosts' check results and grouping them.
-#include "check/fleet_lines.hpp"
+#include "fleet/fleet_lines.hpp"
 #include "common/json_read.hpp"
 #include "common/strings.hpp"
 

@@ -1,4 +1,4 @@
-#include "inventory/sysfs.hpp"
+#include "os/sysfs.hpp"
 #include "test_util.hpp"
 
 #include <ibsetup/error.hpp>

@@ -1,5 +1,5 @@
 // Reading a fleet report's input: line by line, never holding more than one bounded line.
-#include "check/fleet_lines.hpp"
+#include "fleet/fleet_lines.hpp"
 
 #include <ibsetup/error.hpp>
 #include <ibsetup/fleet.hpp>

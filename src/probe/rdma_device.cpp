@@ -1,6 +1,6 @@
 // rdma.device: each declared HCA port opens and queries through libibverbs, as an MPI rank
 // would do first.
-#include "check/rdma_checks.hpp"
+#include "probe/rdma_checks.hpp"
 
 #include <infiniband/verbs.h>
 
