@@ -2,9 +2,13 @@
 // the expected and the observed value.
 #pragma once
 
+#include <ibsetup/diagnostics.hpp>
 #include <ibsetup/inventory.hpp>
 #include <ibsetup/profile.hpp>
 
+#include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,5 +76,77 @@ std::string report_to_text(const Report& report);
 // NHC-style lines, one per failure ("ERROR:  ibsetup:  Health check failed:  <message>") and
 // per warning ("WARNING:  ibsetup:  <message>").
 std::string report_to_nhc(const Report& report);
+
+// The TCP-style port space port (RDMA_PS_TCP) the responder listens on unless told otherwise.
+// 18515 is the default of the perftest and ibv_*_pingpong tools, which admins already open in
+// their firewalls and know as "the RDMA test port".
+constexpr uint16_t k_responder_port = 18515;
+
+// What a Slurm update did (slurm_update in slurm.hpp).
+struct SlurmOutcome {
+  std::string action;  // "drained", "resumed", "left alone (...)"
+  std::string error;   // scontrol could not be run or failed; empty otherwise
+};
+
+// A whole check of one node: what to read, what to judge, and whether to tell Slurm.
+struct CheckOptions {
+  std::string profile_file;          // the cluster profile (YAML)
+  std::string node;                  // empty: this host's short name
+  std::string sysfs_root = "/sys";   // another root: a captured tree (no probes, no addresses)
+  std::string inventory_file;        // a saved `ibsetup inspect --json` to check instead
+  std::vector<std::string> disable;  // ids or groups, added to the profile's checks.disable
+  std::vector<std::string> warn;     // ids or groups, added to the profile's checks.warn
+  // The whole run, loading the profile included; a run past it fails with the id "timeout".
+  double timeout_s = 10;
+  int peer_timeout_ms = 0;  // each probe's deadline; 0: the profile's checks.peer_timeout_ms
+  bool no_peers = false;    // neither ICMP nor RDMA probes to peers
+  bool rdma_pingpong = false;
+  uint16_t rdma_port = k_responder_port;
+  bool counters = false;  // read port error counters even when the profile sets no threshold
+  // Slurm, an optional effect: on failure drain slurm_node, on success resume it when
+  // ibsetup drained it. scontrol is a name looked up in the clean PATH, or a path.
+  bool slurm = false;
+  std::string slurm_node;  // empty: the checked node's name
+  std::string scontrol = "scontrol";
+};
+
+// The verdict and what came with it.
+struct CheckOutcome {
+  Report report;
+  std::vector<Diagnostic> warnings;  // the profile's
+  bool timed_out = false;            // report is the single "timeout" failure
+  std::optional<SlurmOutcome> slurm;
+};
+
+// Where run_check can be watched or given another host. Every member may be empty.
+struct CheckHooks {
+  // Picks the node in the loaded profile; default profile::resolve_node(options.node, or
+  // this host's short name). A front end can give better messages for a name it was given.
+  std::function<profile::ResolvedNode(const profile::Profile&)> resolve;
+  // Reads the host as inventory::inspect_host(options) would; the default does that or reads
+  // options.inventory_file. Tests put a fixture (or a slow read) here.
+  std::function<inventory::Host(const profile::ResolvedNode&, const inventory::Options&)> observe;
+  // Called once the profile is loaded and the node resolved.
+  std::function<void()> loaded;
+  // Called with the verdict (report and warnings) before the Slurm effect: from here on the
+  // run is not cut short, so a front end's own watchdog disarms and prints here.
+  std::function<void(const CheckOutcome&)> verdict;
+};
+
+// Loads the profile, reads the host, runs the local checks, then (only when the host read is
+// this machine's own /sys) the ICMP and RDMA probes to peers, each within what is left of
+// options.timeout_s; applies the profile's and the options' disable and warn lists; then
+// updates Slurm when asked. A deadline that passes between these steps makes the report the
+// single failure timeout_report describes (a step that hangs needs the caller's watchdog).
+// Throws InputError for a bad profile or node, EnvironmentError when the host or the saved
+// inventory cannot be read; what Slurm answers is in the outcome, never thrown.
+CheckOutcome run_check(const CheckOptions& options, const CheckHooks& hooks = {});
+
+// The report of a run that overstayed timeout_s: one failed "timeout" check for host, saying
+// whether the profile was still being loaded.
+Report timeout_report(const std::string& host, double timeout_s, bool profile_loaded);
+
+// The report in a format: "text", "json" or "nhc".
+std::string format_report(const Report& report, const std::string& format);
 
 }  // namespace ibsetup::check

@@ -13,11 +13,6 @@
 
 namespace ibsetup::check {
 
-// The TCP-style port space port (RDMA_PS_TCP) the responder listens on unless told otherwise.
-// 18515 is the default of the perftest and ibv_*_pingpong tools, which admins already open in
-// their firewalls and know as "the RDMA test port".
-constexpr uint16_t k_responder_port = 18515;
-
 struct RdmaOptions {
   // Budget for each peer address: address and route resolution must finish within it. With
   // pingpong, the connection and one echo get the same budget again, counted from the moment

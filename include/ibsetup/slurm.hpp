@@ -9,11 +9,6 @@
 
 namespace ibsetup::check {
 
-struct SlurmOutcome {
-  std::string action;  // "drained", "resumed", "left alone (...)"
-  std::string error;   // scontrol could not be run or failed; empty otherwise
-};
-
 // Runs scontrol (a name looked up in the clean PATH, or a path) through the process runner,
 // each run bounded by `timeout`. First `scontrol show node <node>`; then on failure
 // `scontrol update NodeName=<node> State=DRAIN Reason="ibsetup: <first failure>"` unless the

@@ -12,6 +12,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <functional>
 #include <iostream>
@@ -27,6 +29,15 @@ void print_error(const std::string& message)
 void print_warning(const std::string& message)
 {
   std::cerr << "ibsetup: warning: " << util::escape_text(message) << '\n';
+}
+
+void exit_now(int code)
+{
+  std::cout.flush();
+  std::cerr.flush();
+  // Not exit(): static destructors and atexit handlers would run under the feet of the main
+  // thread, which is still inside the library.
+  _exit(code);
 }
 
 profile::ResolvedNode resolve_node_arg(const profile::Profile& profile,

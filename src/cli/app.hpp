@@ -31,6 +31,11 @@ struct Command {
 void print_error(const std::string& message);
 void print_warning(const std::string& message);
 
+// Ends the process with code at once, after flushing standard output and error. Only for a
+// thread that cannot return through run() because the main thread is stuck (check's
+// --timeout watchdog); everything else returns its exit code from run().
+[[noreturn]] void exit_now(int code);
+
 // The node a command works on: --node NAME when given, else this machine's short host name.
 // A name the profile does not have is an input error that says which of the two it was.
 profile::ResolvedNode resolve_node_arg(const profile::Profile& profile,

@@ -4,10 +4,7 @@
 
 #include <ibsetup/check.hpp>
 #include <ibsetup/error.hpp>
-#include <ibsetup/inventory.hpp>
-#include <ibsetup/plan.hpp>
 #include <ibsetup/profile.hpp>
-#include <ibsetup/rdma_check.hpp>
 #include <ibsetup/slurm.hpp>
 
 #include <CLI/CLI.hpp>
@@ -21,20 +18,18 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <iostream>
-#include <sstream>
 #include <thread>
 
 namespace ibsetup::cli {
 
 namespace {
 
-// Ends the process with a failed verdict when the whole run overstays --timeout: a hung
-// sysfs read or library call must not hang a Slurm prolog. It waits in poll() on a pipe, whose
+// The last resort behind run_check's own deadline: ends the process with a failed verdict
+// when the whole run overstays --timeout, since a hung sysfs read or a profile on a hung file
+// system must not hang a Slurm prolog. It waits in poll() on a pipe, whose
 // timeout runs on the monotonic clock (GCC 8's condition_variable::wait_for waits on the wall
 // clock, which a time step at boot moves).
 class Watchdog {
@@ -99,8 +94,8 @@ private:
     int armed = k_armed;
     if (m_state.compare_exchange_strong(armed, k_fired)) {
       m_on_expiry();
-      std::cout << std::flush;
-      _exit(static_cast<int>(ExitCode::check_failed));
+      // The main thread may be stuck in a read that nothing interrupts: it cannot return.
+      exit_now(static_cast<int>(ExitCode::check_failed));
     }
   }
 
@@ -110,51 +105,12 @@ private:
   std::thread m_thread;
 };
 
-std::string render_report(const check::Report& report, const std::string& format)
+void print_slurm(const check::SlurmOutcome& slurm)
 {
-  return format == "json"  ? check::report_to_json(report)
-         : format == "nhc" ? check::report_to_nhc(report)
-                           : check::report_to_text(report);
-}
-
-inventory::Host observe(const profile::ResolvedNode& node, const std::string& sysfs_root,
-                        const std::string& saved, bool counters)
-{
-  if (!saved.empty()) {
-    std::ifstream in(saved);
-    if (!in) {
-      throw EnvironmentError("cannot read " + saved);
-    }
-    // Far above any real inventory (a few KiB per HCA); reading stops there.
-    constexpr size_t k_max_inventory = size_t{16} << 20;
-    std::string text;
-    char chunk[65536];
-    while (text.size() <= k_max_inventory && in.read(chunk, sizeof chunk).gcount() > 0) {
-      text.append(chunk, static_cast<size_t>(in.gcount()));
-    }
-    if (in.bad()) {
-      throw EnvironmentError("cannot read " + saved);
-    }
-    if (text.size() > k_max_inventory) {
-      throw InputError(saved + ": not an `ibsetup inspect --json` inventory: larger than " +
-                       std::to_string(k_max_inventory >> 20) + " MiB");
-    }
-    inventory::Host host;
-    try {
-      host = inventory::host_from_json(text);
-    } catch (const InputError& e) {
-      throw InputError(saved + ": not an `ibsetup inspect --json` inventory: " + e.what());
-    }
-    host.host = node.host;
-    return host;
-  }
-  inventory::Options o;
-  o.sysfs_root = sysfs_root;
-  o.counters = counters;
-  o.netdev_names = plan::netdev_names(node);
-  auto host = inventory::inspect_host(o);
-  host.host = node.host;
-  return host;
+  std::cerr << "ibsetup: "
+            << util::escape_text(slurm.error.empty() ? "slurm: " + slurm.action
+                                                     : "error: slurm: " + slurm.error)
+            << '\n';
 }
 
 }  // namespace
@@ -188,6 +144,7 @@ CheckCommands::CheckCommands(CLI::App& app)
   m_check->add_option("--scontrol", m_scontrol, "The scontrol to run (default: scontrol)");
   m_check->add_flag("--counters", m_counters,
                     "Read port error counters (automatic when the profile sets thresholds)");
+  m_check->add_flag("-q,--quiet", m_quiet, "Do not print the profile's warnings");
 }
 
 int CheckCommands::run()
@@ -221,109 +178,58 @@ int CheckCommands::check()
   if (m_peer_timeout_ms < 0 || m_peer_timeout_ms > 600000) {
     throw Error(ExitCode::usage, "--peer-timeout-ms must be 1 to 600000 (0: the profile's)");
   }
-  const auto start = std::chrono::steady_clock::now();
+  check::CheckOptions o;
+  o.profile_file = m_file;
+  o.node = m_node;
+  o.sysfs_root = m_sysfs_root;
+  o.inventory_file = m_inventory;
+  o.disable = m_disable;
+  o.warn = m_warn;
+  o.timeout_s = m_timeout_s;
+  o.peer_timeout_ms = m_peer_timeout_ms;
+  o.no_peers = m_no_peers;
+  o.rdma_pingpong = m_rdma_pingpong;
+  o.rdma_port = m_rdma_port;
+  o.counters = m_counters;
+  o.slurm = m_slurm_drain;
+  o.slurm_node = m_slurm_node;
+  o.scontrol = m_scontrol;
+
   const std::string node_name = m_node.empty() ? profile::default_node_name() : m_node;
   const std::string slurm_node = m_slurm_node.empty() ? node_name : m_slurm_node;
-  const auto left_ms = [&] {
-    return m_timeout_s * 1000 -
-           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-               .count();
-  };
   // Armed before the profile is read: a profile on a hung file system, or one that is slow
   // to parse, must not outlive --timeout either.
   std::atomic<bool> loaded{false};
   Watchdog watchdog(m_timeout_s, [&] {
-    check::Report r;
-    r.host = node_name;
-    std::ostringstream what;
-    what << node_name << ": check did not finish within " << m_timeout_s << " s (--timeout)"
-         << (loaded ? "" : "; the profile was still being loaded");
-    r.checks.push_back({"timeout", node_name, check::Status::fail, "finished within the timeout",
-                        loaded ? "still running" : "still loading the profile", what.str()});
-    std::cout << render_report(r, m_format) << std::flush;
+    const auto r = check::timeout_report(node_name, m_timeout_s, loaded);
+    std::cout << check::format_report(r, m_format) << std::flush;
     if (m_slurm_drain) {
       // A hung check is a node to take out of service, like a failed one.
-      const auto slurm = check::slurm_update(r, slurm_node, m_scontrol, std::chrono::seconds(5));
-      std::cerr << "ibsetup: "
-                << util::escape_text(slurm.error.empty() ? "slurm: " + slurm.action
-                                                         : "error: slurm: " + slurm.error)
-                << '\n';
+      print_slurm(check::slurm_update(r, slurm_node, m_scontrol, std::chrono::seconds(5)));
     }
   });
-  const profile::Profile p = profile::load_profile(m_file);
-  const profile::ResolvedNode node = resolve_node_arg(p, m_node);
-  loaded = true;
-
-  check::Report report;
-  report.host = node.host;
-  const bool counters = m_counters || !node.checks.counter_max.empty();
-  const auto host = observe(node, m_sysfs_root, m_inventory, counters);
-  if (const char* delay = std::getenv("IBSETUP_CHECK_DELAY_MS")) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(delay)));  // tests: a hang
-  }
-  // Probes and the kernel's ABI files belong to the machine ibsetup runs on: they are judged
-  // only when that machine is what is being checked.
-  const bool live_host = m_inventory.empty() && inventory::is_live_root(m_sysfs_root);
-  check::LocalOptions local;
-  local.addresses_known = live_host;
-  local.abi_known = m_inventory.empty();
-  report.checks = check::check_local(node, host, m_sysfs_root, local);
-
-  check::Settings settings;
-  settings.disabled = node.checks.disable;
-  settings.disabled.insert(settings.disabled.end(), m_disable.begin(), m_disable.end());
-  settings.warn_only = node.checks.warn;
-  settings.warn_only.insert(settings.warn_only.end(), m_warn.begin(), m_warn.end());
-  // Each probe gets its deadline, but never more than what is left of --timeout (the RDMA
-  // checks may take two deadlines with --rdma-pingpong).
-  const auto deadline = [&](int parts) {
-    const int want = m_peer_timeout_ms > 0 ? m_peer_timeout_ms : node.checks.peer_timeout_ms;
-    return static_cast<int>(
-        std::max(1.0, std::min(static_cast<double>(want), (left_ms() - 100) / parts)));
+  check::CheckHooks hooks;
+  hooks.resolve = [this](const profile::Profile& p) { return resolve_node_arg(p, m_node); };
+  hooks.loaded = [&] { loaded = true; };
+  hooks.verdict = [&](const check::CheckOutcome& outcome) {
+    // The verdict is in: from here on neither printing nor Slurm may be cut short by the
+    // watchdog (that would print a second, contradicting report).
+    watchdog.disarm();
+    if (!m_quiet) {
+      for (const auto& w : outcome.warnings) {
+        std::cerr << w.format() << '\n';
+      }
+    }
+    std::cout << check::format_report(outcome.report, m_format) << std::flush;
   };
-  if (!m_no_peers && !node.peers.empty() && !settings.disables("ip.peer")) {
-    if (live_host) {
-      auto peers = check::check_ip_peers(node, deadline(1));
-      report.checks.insert(report.checks.end(), peers.begin(), peers.end());
-    } else {
-      report.checks.push_back({"ip.peer", node.host, check::Status::skip, "", "",
-                               node.host + ": peers are probed only when checking this machine, " +
-                                   "not a captured tree or a saved inventory"});
+  const auto outcome = check::run_check(o, hooks);
+  if (outcome.slurm) {
+    print_slurm(*outcome.slurm);
+    if (!outcome.slurm->error.empty()) {
+      return static_cast<int>(outcome.report.ok() ? ExitCode::environment : ExitCode::check_failed);
     }
   }
-  // The RDMA checks open this host's devices: not for a captured tree or a saved inventory.
-  if (!settings.disables("rdma") && live_host) {
-    check::RdmaOptions rdma;
-    rdma.pingpong = m_rdma_pingpong && !m_no_peers;
-    rdma.port = m_rdma_port;
-    rdma.deadline_ms = deadline(rdma.pingpong ? 2 : 1);
-    rdma.sysfs_root = m_sysfs_root;
-    profile::ResolvedNode target = node;
-    if (m_no_peers) {
-      target.peers.clear();
-    }
-    auto results = check::check_rdma(target, rdma);
-    report.checks.insert(report.checks.end(), results.begin(), results.end());
-  }
-  check::apply_settings(report.checks, settings);
-  // The verdict is in: from here on neither printing nor Slurm may be cut short by the
-  // watchdog (that would print a second, contradicting report).
-  watchdog.disarm();
-
-  std::cout << render_report(report, m_format) << std::flush;
-  if (m_slurm_drain) {
-    // scontrol gets what is left of --timeout, at least 2 s (a prolog's verdict must reach
-    // Slurm) and at most 10 s.
-    const auto timeout = std::chrono::milliseconds(
-        static_cast<int64_t>(std::max(2000.0, std::min(10000.0, left_ms()))));
-    const auto slurm = check::slurm_update(report, slurm_node, m_scontrol, timeout);
-    if (!slurm.error.empty()) {
-      std::cerr << "ibsetup: error: slurm: " << util::escape_text(slurm.error) << '\n';
-      return static_cast<int>(report.ok() ? ExitCode::environment : ExitCode::check_failed);
-    }
-    std::cerr << "ibsetup: slurm: " << util::escape_text(slurm.action) << '\n';
-  }
-  return report.ok() ? 0 : static_cast<int>(ExitCode::check_failed);
+  return outcome.report.ok() ? 0 : static_cast<int>(ExitCode::check_failed);
 }
 
 }  // namespace ibsetup::cli

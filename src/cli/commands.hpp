@@ -105,7 +105,7 @@ private:
   bool m_offline = false;
 };
 
-// responder, rdma-check (the RDMA checks alone, until `check` runs them)
+// responder (the peer end of check's rdma.pingpong)
 class RdmaCommands {
 public:
   explicit RdmaCommands(CLI::App& app);
@@ -113,21 +113,14 @@ public:
 
 private:
   int responder();
-  int rdma_check();
 
   CLI::App* m_responder = nullptr;
-  CLI::App* m_rdma_check = nullptr;
   std::string m_bind;
   int m_port = 18515;
   int m_count = 0;
   bool m_once = false;
   int m_timeout = 0;
   bool m_quiet = false;
-  std::string m_file;
-  std::string m_node;
-  bool m_json = false;
-  bool m_pingpong = false;
-  int m_timeout_ms = 1000;
 };
 
 }  // namespace ibsetup::cli
@@ -156,6 +149,7 @@ private:
   bool m_json = false;
   bool m_no_peers = false;
   bool m_counters = false;
+  bool m_quiet = false;
   bool m_rdma_pingpong = false;
   bool m_slurm_drain = false;
   std::string m_slurm_node;

@@ -109,12 +109,13 @@ expect "slow scontrol after a pass: resumed" "$(tail -1 "$work/argv.log")" \
   "update|NodeName=hdr01|State=RESUME"
 rm -f "$work/slow"
 
-# A hung check (IBSETUP_CHECK_DELAY_MS stands in for a hung read) is ended by the watchdog
-# with one failing report, and drains the node like a failure.
+# A hung check is ended by the watchdog with one failing report, and drains the node like a
+# failure. The hang is real: the saved inventory is a FIFO nobody writes to, so opening it
+# blocks as a read from a hung file system would (no test hook in ibsetup).
+mkfifo "$work/hung.json"
 state "IDLE" "none"
 start=$(date +%s%N)
-out=$(IBSETUP_CHECK_DELAY_MS=5000 check --sysfs-root "$healthy" --timeout 1 --format json \
-  2>"$work/err")
+out=$(check --inventory "$work/hung.json" --timeout 1 --format json 2>"$work/err")
 code=$?
 elapsed_ms=$((($(date +%s%N) - start) / 1000000))
 expect "hung check: exit 5" "$code" 5

@@ -1,0 +1,201 @@
+// The check of one node as one operation: the budget of --timeout, the merge of the profile's
+// settings with the caller's, which probes may run, and Slurm. Front ends only format.
+#include <ibsetup/check.hpp>
+#include <ibsetup/error.hpp>
+#include <ibsetup/plan.hpp>
+#include <ibsetup/rdma_check.hpp>
+#include <ibsetup/slurm.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+namespace ibsetup::check {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+inventory::Host read_saved(const std::string& path)
+{
+  std::ifstream in(path);
+  if (!in) {
+    throw EnvironmentError("cannot read " + path);
+  }
+  // Far above any real inventory (a few KiB per HCA); reading stops there.
+  constexpr size_t k_max_inventory = size_t{16} << 20;
+  std::string text;
+  char chunk[65536];
+  while (text.size() <= k_max_inventory && in.read(chunk, sizeof chunk).gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+  }
+  if (in.bad()) {
+    throw EnvironmentError("cannot read " + path);
+  }
+  if (text.size() > k_max_inventory) {
+    throw InputError(path + ": not an `ibsetup inspect --json` inventory: larger than " +
+                     std::to_string(k_max_inventory >> 20) + " MiB");
+  }
+  try {
+    return inventory::host_from_json(text);
+  } catch (const InputError& e) {
+    throw InputError(path + ": not an `ibsetup inspect --json` inventory: " + e.what());
+  }
+}
+
+// Until the library has one inventory::inspect_node for every command.
+inventory::Host observe(const CheckOptions& options, const CheckHooks& hooks,
+                        const profile::ResolvedNode& node, bool counters)
+{
+  inventory::Options o;
+  o.sysfs_root = options.sysfs_root;
+  o.counters = counters;
+  o.netdev_names = plan::netdev_names(node);
+  inventory::Host host = hooks.observe                     ? hooks.observe(node, o)
+                         : !options.inventory_file.empty() ? read_saved(options.inventory_file)
+                                                           : inventory::inspect_host(o);
+  host.host = node.host;
+  return host;
+}
+
+class Budget {
+public:
+  explicit Budget(double seconds) : m_start(Clock::now()), m_ms(seconds * 1000) {}
+  double left_ms() const
+  {
+    return m_ms - std::chrono::duration<double, std::milli>(Clock::now() - m_start).count();
+  }
+  bool spent() const { return left_ms() <= 0; }
+
+private:
+  Clock::time_point m_start;
+  double m_ms;
+};
+
+void append(std::vector<Result>& to, std::vector<Result> from)
+{
+  to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+}
+
+// The checks after the profile is loaded; false when the budget ran out between two steps.
+bool judge(const CheckOptions& options, const CheckHooks& hooks, const profile::ResolvedNode& node,
+           const Budget& budget, Report& report)
+{
+  const bool counters = options.counters || !node.checks.counter_max.empty();
+  const auto host = observe(options, hooks, node, counters);
+  if (budget.spent()) {
+    return false;
+  }
+  // Probes and the kernel's ABI files belong to the machine ibsetup runs on: they are judged
+  // only when that machine is what is being checked.
+  const bool saved = !options.inventory_file.empty();
+  const bool live_host = !saved && inventory::is_live_root(options.sysfs_root);
+  LocalOptions local;
+  local.addresses_known = live_host;
+  local.abi_known = !saved;
+  report.checks = check_local(node, host, options.sysfs_root, local);
+
+  Settings settings;
+  settings.disabled = node.checks.disable;
+  settings.disabled.insert(settings.disabled.end(), options.disable.begin(), options.disable.end());
+  settings.warn_only = node.checks.warn;
+  settings.warn_only.insert(settings.warn_only.end(), options.warn.begin(), options.warn.end());
+  // Each probe gets its deadline, but never more than what is left of the budget (the RDMA
+  // checks may take two deadlines with pingpong).
+  const auto deadline = [&](int parts) {
+    const int want =
+        options.peer_timeout_ms > 0 ? options.peer_timeout_ms : node.checks.peer_timeout_ms;
+    return static_cast<int>(
+        std::max(1.0, std::min(static_cast<double>(want), (budget.left_ms() - 100) / parts)));
+  };
+  if (!options.no_peers && !node.peers.empty() && !settings.disables("ip.peer")) {
+    if (budget.spent()) {
+      return false;
+    }
+    if (live_host) {
+      append(report.checks, check_ip_peers(node, deadline(1)));
+    } else {
+      report.checks.push_back({"ip.peer", node.host, Status::skip, "", "",
+                               node.host + ": peers are probed only when checking this machine, " +
+                                   "not a captured tree or a saved inventory"});
+    }
+  }
+  // The RDMA checks open this host's devices: not for a captured tree or a saved inventory.
+  if (!settings.disables("rdma") && live_host) {
+    if (budget.spent()) {
+      return false;
+    }
+    RdmaOptions rdma;
+    rdma.pingpong = options.rdma_pingpong && !options.no_peers;
+    rdma.port = options.rdma_port;
+    rdma.deadline_ms = deadline(rdma.pingpong ? 2 : 1);
+    rdma.sysfs_root = options.sysfs_root;
+    profile::ResolvedNode target = node;
+    if (options.no_peers) {
+      target.peers.clear();
+    }
+    append(report.checks, check_rdma(target, rdma));
+  }
+  if (budget.spent()) {
+    return false;
+  }
+  apply_settings(report.checks, settings);
+  return true;
+}
+
+}  // namespace
+
+Report timeout_report(const std::string& host, double timeout_s, bool profile_loaded)
+{
+  Report r;
+  r.host = host;
+  std::ostringstream what;
+  what << host << ": check did not finish within " << timeout_s << " s (--timeout)"
+       << (profile_loaded ? "" : "; the profile was still being loaded");
+  r.checks.push_back({"timeout", host, Status::fail, "finished within the timeout",
+                      profile_loaded ? "still running" : "still loading the profile", what.str()});
+  return r;
+}
+
+std::string format_report(const Report& report, const std::string& format)
+{
+  return format == "json"  ? report_to_json(report)
+         : format == "nhc" ? report_to_nhc(report)
+                           : report_to_text(report);
+}
+
+CheckOutcome run_check(const CheckOptions& options, const CheckHooks& hooks)
+{
+  const Budget budget(options.timeout_s);
+  CheckOutcome out;
+  const profile::Profile p = profile::load_profile(options.profile_file);
+  const profile::ResolvedNode node =
+      hooks.resolve ? hooks.resolve(p)
+                    : profile::resolve_node(
+                          p, options.node.empty() ? profile::default_node_name() : options.node);
+  out.warnings = p.warnings;
+  if (hooks.loaded) {
+    hooks.loaded();
+  }
+  out.report.host = node.host;
+  if (budget.spent() || !judge(options, hooks, node, budget, out.report)) {
+    out.report = timeout_report(node.host, options.timeout_s, true);
+    out.timed_out = true;
+  }
+  if (hooks.verdict) {
+    hooks.verdict(out);
+  }
+  if (options.slurm) {
+    // scontrol gets what is left of the budget, at least 2 s (a prolog's verdict must reach
+    // Slurm) and at most 10 s.
+    const auto timeout = std::chrono::milliseconds(
+        static_cast<int64_t>(std::max(2000.0, std::min(10000.0, budget.left_ms()))));
+    out.slurm =
+        slurm_update(out.report, options.slurm_node.empty() ? node.host : options.slurm_node,
+                     options.scontrol, timeout);
+  }
+  return out;
+}
+
+}  // namespace ibsetup::check
