@@ -22,7 +22,7 @@ hostile invalid-profile 3 'bad.yaml:' -- validate "$tmp/bad.yaml"
 # --node NAME that the profile lacks says so, and suggests a close host, not --node.
 hostile node-unknown 3 "--node lab1: host 'lab1' is not in any node group (lab[01-04]); did you mean 'lab01'?" \
   -- show "$lab" --node lab1
-for cmd in plan apply check render firmware rdma-check; do
+for cmd in plan apply check render firmware; do
   extra=()
   [ "$cmd" = render ] && extra=(--root "$tmp")
   [ "$cmd" = apply ] && extra=(--dry-run)

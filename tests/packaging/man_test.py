@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-HIDDEN = ["rdma-check", "hosts"]  # documented in ibsetup(8), not listed in --help
+HIDDEN = ["hosts"]  # documented in ibsetup(8), not listed in --help
 
 failures = []
 

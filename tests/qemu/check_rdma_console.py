@@ -3,7 +3,7 @@
 
 Usage: check_rdma_console.py CONSOLE_LOG
 
-Each `ibsetup rdma-check --json` run must give the expected verdict per check, and must end
+Each `ibsetup check --json` run (every check but the RDMA ones disabled) must give the expected verdict per check, and must end
 within its deadline plus 2 s (measured in the guest from /proc/uptime): a correctness bound
 that proves an unreachable peer cannot hang the check, not a benchmark. Prints one line per
 assertion and ends with `qemu: N passed, M failed`; exit code 0 when all hold.
@@ -111,7 +111,7 @@ def main(argv):
         expect(r, "norespond", got, "rdma.pingpong", "cn2", "fail", message=("port 18516", ))
     bounded(r, "norespond", took.get("norespond"), 2 * 2.0 + SLACK_S)
 
-    # 5. ibsetup check runs the same RDMA checks.
+    # 5. A second exchange with a fresh responder.
     got = results(r, out, rcs, "check")
     if got is not None:
         expect(r, "check", got, "rdma.route", "cn2", "pass")

@@ -64,15 +64,20 @@ wait_listening() {
   return 1
 }
 
+# `ibsetup check` with every group but the RDMA checks disabled (what the dropped rdma-check
+# command ran).
+rdma_only="--disable hca --disable pcie --disable port --disable ipoib --disable ip"
+
 # 1. Devices and routes, 1000 ms per peer.
-section route /bin/ibsetup rdma-check /tmp/rdma.yaml --node cn1 --json --timeout-ms 1000
+section route /bin/ibsetup check /tmp/rdma.yaml --node cn1 --json --peer-timeout-ms 1000 \
+  $rdma_only
 
 # 2. The RC exchange with a responder on cn2's address.
 /bin/ibsetup responder --bind 192.168.77.2 --once --timeout 30 >/tmp/responder.log 2>&1 &
 responder=$!
 wait_listening || echo "guest: the responder did not start listening"
-section pingpong /bin/ibsetup rdma-check /tmp/rdma.yaml --node cn1 --json --pingpong \
-  --timeout-ms 2000
+section pingpong /bin/ibsetup check /tmp/rdma.yaml --node cn1 --json --rdma-pingpong \
+  --peer-timeout-ms 2000 $rdma_only
 wait $responder
 responder_rc=$?
 echo "===BEGIN responder==="
@@ -81,10 +86,10 @@ echo "===END responder==="
 echo "===RC responder=$responder_rc==="
 
 # 3. Nothing listens on port 18516: the connection is rejected, well within the deadline.
-section norespond /bin/ibsetup rdma-check /tmp/rdma.yaml --node cn1 --json --pingpong \
-  --timeout-ms 2000 --port 18516
+section norespond /bin/ibsetup check /tmp/rdma.yaml --node cn1 --json --rdma-pingpong \
+  --peer-timeout-ms 2000 --rdma-port 18516 $rdma_only
 
-# 5. The same exchange through `ibsetup check`, which runs the RDMA checks with the others.
+# 5. The same exchange once more, in a second boot of the responder.
 : >/tmp/responder.log
 /bin/ibsetup responder --bind 192.168.77.2 --once --timeout 30 >/tmp/responder.log 2>&1 &
 responder=$!
