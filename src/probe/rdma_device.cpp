@@ -1,6 +1,9 @@
 // rdma.device: each declared HCA port opens and queries through libibverbs, as an MPI rank
 // would do first.
+#include "os/sysfs.hpp"
 #include "probe/rdma_checks.hpp"
+
+#include <ibsetup/inventory.hpp>
 
 #include <infiniband/verbs.h>
 
@@ -46,15 +49,13 @@ const char* state_name(ibv_port_state state)
   }
 }
 
-// The RDMA device at a PCI address: the name under the PCI device's infiniband/ directory.
+// The RDMA device at a PCI address: the name under the PCI device's infiniband/ directory,
+// read through the rooted reader (a link out of a captured tree is not followed).
 std::string device_at(const std::string& sysfs_root, const std::string& pci)
 {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(
-           fs::path(sysfs_root) / "bus" / "pci" / "devices" / pci / "infiniband", ec)) {
-    return e.path().filename().string();
-  }
-  return {};
+  const inventory::SysfsReader sysfs(sysfs_root, inventory::is_live_root(sysfs_root));
+  const auto names = sysfs.list("bus/pci/devices/" + pci + "/infiniband");
+  return names.empty() ? std::string() : names.front();
 }
 
 std::string subject_of(const std::string& device, int port)
