@@ -40,6 +40,13 @@ expect "--json: stdout is the report alone" \
   "$(python3 -c 'import json,sys; print(json.load(sys.stdin)["host"])' <"$work/out")" hdr01
 expect "--json: warning on stderr" "$(grep -c 'warning:' "$work/err")" 1
 
+# The fleet recipe merges stderr into the lines `report` reads (clush ... 2>&1): the warning
+# there is not a host's invalid output (the host fails: ib0.8001 does not exist in the tree).
+summary=$("$ibsetup" check "$work/cluster.yaml" --node hdr01 --sysfs-root "$healthy" --json 2>&1 |
+  sed 's/^/hdr01: /' | "$ibsetup" report | tail -1)
+expect "--json 2>&1 | report: the warning is no invalid output" "$summary" \
+  "fleet: FAILED: 1 host: 0 passed, 1 failed, 0 invalid output, 0 did not answer"
+
 "$ibsetup" rdma-check "$work/cluster.yaml" --node hdr01 >/dev/null 2>&1
 expect "rdma-check is gone: usage error" "$?" 2
 
