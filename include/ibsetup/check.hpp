@@ -138,8 +138,9 @@ struct CheckHooks {
 // options.timeout_s; applies the profile's and the options' disable and warn lists; then
 // updates Slurm when asked. A deadline that passes between these steps makes the report the
 // single failure timeout_report describes (a step that hangs needs the caller's watchdog).
-// Throws InputError for a bad profile or node, EnvironmentError when the host or the saved
-// inventory cannot be read; what Slurm answers is in the outcome, never thrown.
+// Throws InputError for a bad profile or node or an option out of range (an unknown check id,
+// a timeout not above 0 or past 86400 s, a peer deadline past 600000 ms), EnvironmentError when the
+// host or the saved inventory cannot be read; what Slurm answers is in the outcome, never thrown.
 CheckOutcome run_check(const CheckOptions& options, const CheckHooks& hooks = {});
 
 // The report of a run that overstayed timeout_s: one failed "timeout" check for host, saying

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -144,6 +145,24 @@ bool judge(const CheckOptions& options, const CheckHooks& hooks, const profile::
   return true;
 }
 
+// The caller's settings, refused as the profile's own would be.
+void validate(const CheckOptions& options)
+{
+  for (const auto* list : {&options.disable, &options.warn}) {
+    for (const auto& id : *list) {
+      if (!is_check_id_or_group(id)) {
+        throw InputError("'" + id + "' is not a check id or group");
+      }
+    }
+  }
+  if (!std::isfinite(options.timeout_s) || options.timeout_s <= 0 || options.timeout_s > 86400) {
+    throw InputError("the check timeout must be above 0 and at most 86400 seconds");
+  }
+  if (options.peer_timeout_ms < 0 || options.peer_timeout_ms > 600000) {
+    throw InputError("the peer deadline must be 1 to 600000 ms (0: the profile's)");
+  }
+}
+
 }  // namespace
 
 Report timeout_report(const std::string& host, double timeout_s, bool profile_loaded)
@@ -167,6 +186,7 @@ std::string format_report(const Report& report, const std::string& format)
 
 CheckOutcome run_check(const CheckOptions& options, const CheckHooks& hooks)
 {
+  validate(options);
   const Budget budget(options.timeout_s);
   CheckOutcome out;
   const profile::Profile p = profile::load_profile(options.profile_file);

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <thread>
 
@@ -241,6 +242,21 @@ TEST(RunCheck, SlurmRunsAfterTheVerdict)
   ASSERT_TRUE(out.slurm.has_value());
   EXPECT_NE(out.slurm->error.find("/nonexistent/scontrol"), std::string::npos) << out.slurm->error;
   EXPECT_TRUE(out.report.ok());
+}
+
+TEST(RunCheck, OptionsOutOfRangeAreInputErrors)
+{
+  auto o = healthy_options();
+  o.disable = {"port.nosuch"};
+  EXPECT_THROW(check::run_check(o), InputError);
+  o = healthy_options();
+  o.timeout_s = 0;
+  EXPECT_THROW(check::run_check(o), InputError);
+  o.timeout_s = std::nan("");
+  EXPECT_THROW(check::run_check(o), InputError);
+  o = healthy_options();
+  o.peer_timeout_ms = 600001;
+  EXPECT_THROW(check::run_check(o), InputError);
 }
 
 TEST(RunCheck, UnknownNodeIsAnInputError)
