@@ -89,7 +89,7 @@ echo "===RC responder=$responder_rc==="
 section norespond /bin/ibsetup check /tmp/rdma.yaml --node cn1 --json --rdma-pingpong \
   --peer-timeout-ms 2000 --rdma-port 18516 $rdma_only
 
-# 5. The same exchange once more, in a second boot of the responder.
+# 5. The same exchange once more, with a second responder run.
 : >/tmp/responder.log
 /bin/ibsetup responder --bind 192.168.77.2 --once --timeout 30 >/tmp/responder.log 2>&1 &
 responder=$!
