@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
-ibsetup=$(pwd)/build/src/ibsetup
+ibsetup=${IBSETUP:-$(pwd)/build/src/ibsetup}  # IBSETUP=PATH: another build (A/B runs)
 ns="ibbench$$"
 work=$(mktemp -d)
 trap 'ip netns del "$ns" 2>/dev/null; rm -rf "$work"' EXIT

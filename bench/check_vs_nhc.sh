@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 runs=${1:-50}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-ibsetup=$(pwd)/build/src/ibsetup
+ibsetup=${IBSETUP:-$(pwd)/build/src/ibsetup}  # IBSETUP=PATH: another build (A/B runs)
 timer=$(pwd)/build/bench/bench_spawn_timer
 # The bench profile leaves addresses out: the namespace has no IPoIB netdevs to hold them.
 grep -v 'ipv4:' tests/data/check/cluster.yaml >"$work/cluster.yaml"

@@ -8,7 +8,7 @@ runs=${1:-50}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 python3 tests/fixtures/sysfs/make_fixtures.py --bench "$out/sys" 8
-ibsetup=$(pwd)/build/src/ibsetup
+ibsetup=${IBSETUP:-$(pwd)/build/src/ibsetup}  # IBSETUP=PATH: another build (A/B runs)
 timer=$(pwd)/build/bench/bench_spawn_timer
 
 unshare -m bash -s "$out/sys" "$ibsetup" "$runs" "$timer" "$out" <<'INNER'

@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
-ibsetup=$(pwd)/build/src/ibsetup
+ibsetup=${IBSETUP:-$(pwd)/build/src/ibsetup}  # IBSETUP=PATH: another build (A/B runs)
 # shellcheck source=../tests/nm/nm_harness.sh
 . tests/nm/nm_harness.sh
 work=$(mktemp -d)

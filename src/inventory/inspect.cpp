@@ -2,6 +2,7 @@
 // (netlink addresses, verbs) on this machine's own /sys.
 #include "inventory/parse.hpp"
 #include "inventory/read.hpp"
+#include "os/hostname.hpp"
 #include "os/sysfs.hpp"
 
 #include <ibsetup/error.hpp>
@@ -9,10 +10,8 @@
 
 #include <sched.h>  // sched_getaffinity
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <climits>
 #include <atomic>
 #include <exception>
 #include <functional>
@@ -113,16 +112,6 @@ void read_devices(const Options& options, const SysfsReader& caller_fs,
   }
 }
 
-std::string short_hostname()
-{
-  char buf[HOST_NAME_MAX + 1] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) {
-    return "localhost";
-  }
-  std::string name = buf;
-  return name.substr(0, name.find('.'));
-}
-
 }  // namespace
 
 bool is_live_root(const std::string& root)
@@ -142,7 +131,7 @@ Host inspect(const Options& options)
     throw EnvironmentError(options.sysfs_root + ": cannot read the sysfs root");
   }
   Host host;
-  host.host = short_hostname();
+  host.host = os::short_hostname().value_or("localhost");
   Reader r(fs, host.warnings);
   std::vector<std::string> names;
   for (const auto& name : fs.list("class/infiniband")) {

@@ -1,9 +1,10 @@
 // IP connectivity to peers: ICMP echo to each peer's address on each shared interface, sent
 // out of that interface (SO_BINDTODEVICE, so a reply through another rail does not count),
 // all probes in parallel in one poll loop, each with its own deadline. No ping process.
+#include "common/sockaddr.hpp"
+
 #include <ibsetup/check.hpp>
 
-#include <arpa/inet.h>
 #include <netinet/icmp6.h>
 #include <netinet/in.h>
 #include <netinet/ip_icmp.h>
@@ -76,23 +77,6 @@ std::string open_socket(Probe& p)
   return "";
 }
 
-sockaddr_storage to_sockaddr(const IpAddress& a, socklen_t& len)
-{
-  sockaddr_storage ss{};
-  if (a.family == Family::ipv6) {
-    auto* s6 = reinterpret_cast<sockaddr_in6*>(&ss);
-    s6->sin6_family = AF_INET6;
-    inet_pton(AF_INET6, a.str().c_str(), &s6->sin6_addr);
-    len = sizeof(sockaddr_in6);
-  } else {
-    auto* s4 = reinterpret_cast<sockaddr_in*>(&ss);
-    s4->sin_family = AF_INET;
-    inet_pton(AF_INET, a.str().c_str(), &s4->sin_addr);
-    len = sizeof(sockaddr_in);
-  }
-  return ss;
-}
-
 std::string send_echo(Probe& p)
 {
   unsigned char pkt[24] = {};
@@ -109,8 +93,8 @@ std::string send_echo(Probe& p)
     pkt[2] = static_cast<unsigned char>(sum >> 8U);
     pkt[3] = static_cast<unsigned char>(sum & 0xffU);
   }
-  socklen_t len = 0;
-  const sockaddr_storage to = to_sockaddr(p.address, len);
+  const sockaddr_storage to = to_sockaddr(p.address);
+  const socklen_t len = sockaddr_length(to);
   p.sent = Clock::now();
   p.sends.push_back(p.sent);
   if (sendto(p.fd, pkt, sizeof pkt, 0, reinterpret_cast<const sockaddr*>(&to), len) < 0 &&
@@ -151,12 +135,7 @@ uint16_t read_reply(Probe& p)
   if (icmp[0] != (v6 ? ICMP6_ECHO_REPLY : ICMP_ECHOREPLY)) {
     return 0;
   }
-  char text[INET6_ADDRSTRLEN] = {};
-  if (v6) {
-    inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&from)->sin6_addr, text, sizeof text);
-  } else {
-    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&from)->sin_addr, text, sizeof text);
-  }
+  const std::string text = sockaddr_text(reinterpret_cast<const sockaddr*>(&from));
   const uint16_t id = static_cast<uint16_t>(icmp[4] << 8U | icmp[5]);
   const uint16_t seq = static_cast<uint16_t>(icmp[6] << 8U | icmp[7]);
   // Ping sockets rewrite the identifier and demultiplex by it; raw ones see every reply.

@@ -8,10 +8,17 @@
 
 struct rdma_event_channel;
 
+namespace ibsetup::os {
+class VerbsDevices;
+}
+
 namespace ibsetup::check::rdma {
 
-// rdma.device results.
+// rdma.device results, through libibverbs on this host.
 std::vector<Result> device_checks(const profile::ResolvedNode& node, const RdmaOptions& options);
+// The same through the given device access (tests give their own).
+std::vector<Result> device_checks(const profile::ResolvedNode& node, const RdmaOptions& options,
+                                  os::VerbsDevices& devices);
 
 // Resolves every target at once in one event loop on channel (and, with options.pingpong,
 // exchanges a message with each), each within options.deadline_ms. routes[i] and pings[i] are

@@ -1,6 +1,5 @@
 // What the ping-pong check and the responder share: one RC connection's verbs resources on a
-// librdmacm id, and address conversions. The only check code besides rdma.cpp and
-// rdma_responder.cpp that includes librdmacm.
+// librdmacm id. Includes librdmacm, so only src/probe/ may include it.
 #pragma once
 
 #include <ibsetup/address.hpp>
@@ -50,10 +49,6 @@ private:
   std::array<char, 2 * k_message_size> m_buffer{};
 };
 
-// The address as a socket address (port 0 unless given).
-sockaddr_storage to_sockaddr(const IpAddress& address, uint16_t port = 0);
-// A socket address as text ("10.10.0.64"); "?" for other families.
-std::string sockaddr_text(const sockaddr* address);
 // An RC connection's parameters, the same on both sides.
 rdma_conn_param connection_parameters();
 // Sets O_NONBLOCK on fd; throws std::runtime_error on failure.

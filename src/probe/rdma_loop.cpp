@@ -1,6 +1,7 @@
 // rdma.route and rdma.pingpong: every peer address at once in one librdmacm event loop, so
 // that one unreachable peer costs its deadline once, not once per peer, and nothing waits
 // longer than its deadline whatever the kernel or the fabric does.
+#include "common/sockaddr.hpp"
 #include "probe/rdma_checks.hpp"
 #include "probe/rdma_endpoint.hpp"
 

@@ -1,13 +1,13 @@
 // The peer side of rdma.pingpong: accepts RC connections through librdmacm and sends every
 // message back. One event loop, any number of clients at once, each dropped when idle so that a
 // vanished client cannot pin resources.
+#include "common/sockaddr.hpp"
 #include "probe/rdma_endpoint.hpp"
 #include "probe/rdma_logic.hpp"
 
 #include <ibsetup/error.hpp>
 #include <ibsetup/rdma_check.hpp>
 
-#include <netinet/in.h>
 #include <poll.h>
 
 #include <cerrno>
@@ -91,11 +91,10 @@ void Responder::listen()
   }
   sockaddr_storage address{};
   if (m_options.bind.empty()) {
-    // The IPv6 wildcard also takes IPv4 clients (the RDMA CM follows net.ipv6.bindv6only).
-    auto* sin6 = reinterpret_cast<sockaddr_in6*>(&address);
-    sin6->sin6_family = AF_INET6;
-    sin6->sin6_addr = in6addr_any;
-    sin6->sin6_port = htons(m_options.port);
+    // The IPv6 wildcard (::) also takes IPv4 clients (the RDMA CM follows net.ipv6.bindv6only).
+    IpAddress any;
+    any.family = Family::ipv6;
+    address = to_sockaddr(any, m_options.port);
   } else {
     auto parsed = IpAddress::parse(m_options.bind, Family::ipv4);
     if (!parsed) {
@@ -104,7 +103,7 @@ void Responder::listen()
     if (!parsed) {
       throw InputError("responder: --bind " + m_options.bind + ": not an IPv4 or IPv6 address");
     }
-    address = rdma::to_sockaddr(*parsed, m_options.port);
+    address = to_sockaddr(*parsed, m_options.port);
   }
   if (rdma_bind_addr(m_listener, reinterpret_cast<sockaddr*>(&address)) != 0 ||
       rdma_listen(m_listener, 16) != 0) {
@@ -130,7 +129,7 @@ void Responder::drop(rdma_cm_id* id, const std::string& why)
 
 void Responder::accept(rdma_cm_id* id)
 {
-  const std::string peer = rdma::sockaddr_text(rdma_get_peer_addr(id));
+  const std::string peer = sockaddr_text(rdma_get_peer_addr(id));
   Connection c;
   c.id = id;
   c.peer = peer;

@@ -1,8 +1,7 @@
+#include "os/hostname.hpp"
 #include "profile/merge.hpp"
 
 #include <ibsetup/error.hpp>
-
-#include <unistd.h>
 
 #include <climits>
 
@@ -239,12 +238,11 @@ ResolvedNode resolve_node(const Profile& profile, const std::string& host)
 
 std::string default_node_name()
 {
-  char buf[HOST_NAME_MAX + 1] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) {
+  auto name = os::short_hostname();
+  if (!name) {
     throw EnvironmentError("cannot read this machine's host name; pass --node NAME");
   }
-  std::string name = buf;
-  return name.substr(0, name.find('.'));
+  return *name;
 }
 
 }  // namespace ibsetup::profile

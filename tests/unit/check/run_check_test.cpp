@@ -7,7 +7,6 @@
 #include <ibsetup/check.hpp>
 #include <ibsetup/error.hpp>
 #include <ibsetup/inventory.hpp>
-#include <ibsetup/rdma_check.hpp>
 
 #include <gtest/gtest.h>
 
@@ -268,41 +267,6 @@ TEST(RunCheck, UnknownNodeIsAnInputError)
   check::CheckHooks hooks;
   hooks.resolve = [](const profile::Profile& p) { return profile::resolve_node(p, "hdr07"); };
   EXPECT_EQ(check::run_check(o, hooks).report.host, "hdr07");
-}
-
-// rdma.device finds the device of an HCA declared by PCI address through the rooted sysfs
-// reader: in the tree, under the root, and never through a link that leaves it. The subject
-// names what was found, whatever the host's own libibverbs then says about it.
-TEST(CheckRdma, PciAddressIsLookedUpUnderTheRoot)
-{
-  test::TempDir tmp;
-  const fs::path root = tmp.path() / "sys";
-  const std::string pci = "0000:5e:00.0";
-  fs::create_directories(root / "devices/pci0000:5d" / pci / "infiniband/mlx5_7");
-  fs::create_directories(root / "bus/pci/devices");
-  fs::create_directory_symlink("../../../devices/pci0000:5d/" + pci,
-                               root / "bus/pci/devices" / pci);
-  // Outside the root: what a captured tree's absolute link would reach.
-  fs::create_directories(tmp.path() / "outside/infiniband/evil0");
-  fs::create_directories(tmp.path() / "dev/infiniband");
-  const auto p = profile::load_profile_text(
-      "version: 1\nnodes:\n  - hosts: cn1\n    hcas:\n      - pci: \"" + pci + "\"\n", "c.yaml");
-  const auto node = profile::resolve_node(p, "cn1");
-  check::RdmaOptions o;
-  o.sysfs_root = root.string();
-  o.dev_dir = (tmp.path() / "dev/infiniband").string();
-  const auto subjects = [&] {
-    std::vector<std::string> out;
-    for (const auto& r : check::check_rdma(node, o)) {
-      out.push_back(r.subject + " " + (r.subject == pci ? r.message : std::string()));
-    }
-    return out;
-  };
-  EXPECT_EQ(subjects(), std::vector<std::string>{"mlx5_7 "});
-  fs::remove(root / "bus/pci/devices" / pci);
-  fs::create_directory_symlink(tmp.path() / "outside", root / "bus/pci/devices" / pci);
-  EXPECT_EQ(subjects(),
-            std::vector<std::string>{pci + " " + pci + ": no RDMA device at this PCI address"});
 }
 
 }  // namespace

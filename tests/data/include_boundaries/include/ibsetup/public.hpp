@@ -1,0 +1,4 @@
+// Violation: a public header with libnm.
+#pragma once
+
+#include <NetworkManager.h>

@@ -1,0 +1,2 @@
+// Violation: libnl outside src/os.
+#include <netlink/msg.h>

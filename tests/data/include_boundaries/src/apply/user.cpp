@@ -1,0 +1,2 @@
+// Violation: a source including that public header.
+#include <ibsetup/public.hpp>

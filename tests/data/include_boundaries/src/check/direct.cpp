@@ -1,0 +1,2 @@
+// Violation: libibverbs outside src/os and src/probe.
+#include <infiniband/verbs.h>

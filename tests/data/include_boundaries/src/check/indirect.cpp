@@ -1,0 +1,4 @@
+// Violation through a probe header.
+#include <string>
+
+#include "probe/carrier.hpp"

@@ -1,0 +1,4 @@
+// Carries librdmacm two levels down.
+#pragma once
+
+#include "probe/carrier.hpp"

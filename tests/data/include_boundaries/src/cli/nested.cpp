@@ -1,0 +1,2 @@
+// Violation two levels down.
+#include "check/via.hpp"

@@ -1,0 +1,2 @@
+// Allowed: libnm in src/nm.
+#include <NetworkManager.h>

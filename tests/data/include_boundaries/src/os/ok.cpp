@@ -1,0 +1,2 @@
+// Allowed: libnl in src/os.
+#include <netlink/netlink.h>
