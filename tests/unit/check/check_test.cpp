@@ -272,8 +272,9 @@ TEST(CheckLocal, AddressDriftNamesMissingAndUnexpected)
   o.netdev_names = {"ib0", "ib1"};
   auto host = inventory::inspect(o);
   for (auto& n : host.netdevs) {
-    n.addresses = n.name == "ib0" ? std::vector<std::string>{"10.10.0.1/16"}
-                                  : std::vector<std::string>{"10.99.0.1/16"};
+    std::string why;
+    n.addresses = {
+        *IpPrefix::parse(n.name == "ib0" ? "10.10.0.1/16" : "10.99.0.1/16", Family::ipv4, &why)};
   }
   const auto results = check::check_local(node, host, o.sysfs_root, {true});
   const auto failed = failures(results);
