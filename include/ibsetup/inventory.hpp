@@ -47,8 +47,13 @@ struct Reading {
   std::string text;  // only for other
 
   Reading() = default;
-  Reading(E known) : value(known) {}  // NOLINT(google-explicit-constructor): p.state = active
-  Reading(E v, std::string other_text) : value(v), text(std::move(other_text)) {}
+  // Implicit, so that a known value is assigned as is: p.state = PortState::active.
+  Reading(E known) : value(known) {}
+  // The text is kept only with other: a known value is always shown in the kernel's spelling.
+  Reading(E v, std::string other_text)
+      : value(v), text(v == E::other ? std::move(other_text) : std::string())
+  {
+  }
 
   // The kernel's spelling: to_string(value), or the text read for an unknown value.
   std::string name() const { return value == E::other ? text : std::string(to_string(value)); }
