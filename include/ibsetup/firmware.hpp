@@ -79,8 +79,8 @@ struct PortLinkType {
   int port = 0;      // the HCA's port as sysfs numbers it
   int physical = 0;  // the card's physical port (physical_port()); 0 = not worked out: port
   profile::LinkType desired = profile::LinkType::ib;
-  std::optional<profile::LinkType> next_boot;  // from the firmware
-  std::optional<std::string> link_layer;       // what the running port shows (sysfs)
+  std::optional<profile::LinkType> next_boot;                          // from the firmware
+  std::optional<inventory::Reading<inventory::LinkLayer>> link_layer;  // the running port's
 
   bool differs() const { return next_boot != desired; }
   // n of LINK_TYPE_Pn.

@@ -2,14 +2,70 @@
 // (rooted at a path, so captured trees can be inspected anywhere), netlink and libibverbs.
 #pragma once
 
+#include <ibsetup/address.hpp>
+
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ibsetup::inventory {
+
+// ports/N/state ("4: ACTIVE").
+enum class PortState { nop, down, init, armed, active, active_defer, other };
+// ports/N/phys_state ("5: LinkUp").
+enum class PhysState {
+  sleep,
+  polling,
+  disabled,
+  port_configuration_training,
+  link_up,
+  link_error_recovery,
+  phy_test,
+  other,
+};
+// ports/N/link_layer; `unknown` is the kernel's own "Unknown" (no link layer reported).
+enum class LinkLayer { infiniband, ethernet, unknown, other };
+// class/net/IF/mode of an IPoIB netdev.
+enum class IpoibMode { datagram, connected, other };
+
+// The kernel's spelling of a value ("ACTIVE", "LinkUp", "InfiniBand", "datagram"); "" for other.
+const char* to_string(PortState value);
+const char* to_string(PhysState value);
+const char* to_string(LinkLayer value);
+const char* to_string(IpoibMode value);
+
+// A value of a kernel enumeration as inventory read it. Code compares `value`; a spelling this
+// version does not know is kept in `text` (with value `other`) so that the outputs show it as
+// the kernel wrote it.
+template <class E>
+struct Reading {
+  E value = E::other;
+  std::string text;  // only for other
+
+  Reading() = default;
+  // Implicit, so that a known value is assigned as is: p.state = PortState::active.
+  Reading(E known) : value(known) {}
+  // The text is kept only with other: a known value is always shown in the kernel's spelling.
+  Reading(E v, std::string other_text)
+      : value(v), text(v == E::other ? std::move(other_text) : std::string())
+  {
+  }
+
+  // The kernel's spelling: to_string(value), or the text read for an unknown value.
+  std::string name() const { return value == E::other ? text : std::string(to_string(value)); }
+
+  friend bool operator==(const Reading& a, const Reading& b)
+  {
+    return a.value == b.value && a.text == b.text;
+  }
+  friend bool operator!=(const Reading& a, const Reading& b) { return !(a == b); }
+  friend bool operator==(const Reading& a, E b) { return a.value == b; }
+  friend bool operator!=(const Reading& a, E b) { return a.value != b; }
+};
 
 struct PciLink {
   std::string address;  // 0000:3b:00.0
@@ -27,14 +83,14 @@ struct PciLink {
 
 struct Port {
   int port = 0;
-  std::optional<int> state_code;          // 4
-  std::optional<std::string> state;       // ACTIVE
-  std::optional<int> phys_state_code;     // 5
-  std::optional<std::string> phys_state;  // LinkUp
+  std::optional<int> state_code;  // 4
+  std::optional<Reading<PortState>> state;
+  std::optional<int> phys_state_code;  // 5
+  std::optional<Reading<PhysState>> phys_state;
   std::optional<double> rate_gbps;
   std::optional<std::string> width;  // 4X
   std::optional<std::string> speed;  // HDR
-  std::optional<std::string> link_layer;
+  std::optional<Reading<LinkLayer>> link_layer;
   std::optional<int> lid;
   std::optional<int> sm_lid;
   std::optional<int> lmc;
@@ -68,7 +124,7 @@ struct Netdev {
   std::optional<int> ifindex;
   std::optional<std::string> device;  // HCA name
   std::optional<int> port;
-  std::optional<std::string> mode;  // datagram | connected
+  std::optional<Reading<IpoibMode>> mode;
   std::optional<uint16_t> pkey;
   std::optional<std::string> parent;  // for pkey children
   std::optional<bool> umcast;
@@ -76,7 +132,7 @@ struct Netdev {
   std::optional<std::string> operstate;
   std::optional<bool> admin_up;  // IFF_UP in flags
   std::optional<bool> carrier;
-  std::vector<std::string> addresses;  // CIDR, from netlink on the live host
+  std::vector<IpPrefix> addresses;  // from netlink on the live host
 };
 
 struct Host {
@@ -90,7 +146,7 @@ struct Host {
 class AddressSource {
 public:
   virtual ~AddressSource() = default;
-  // CIDR addresses by interface index.
+  // CIDR addresses by interface index ("10.10.0.1/16", "fe80::1/64"); inspect() parses them.
   virtual std::map<int, std::vector<std::string>> addresses() = 0;
 };
 
@@ -122,7 +178,9 @@ std::string host_to_json(const Host& host);
 // InputError (ibsetup/error.hpp) when the text is not strict JSON (the message starts with
 // "line L, column C: " where there is one place) or lacks the documented shape (the message
 // names the member: "devices[0].ports[1].port: expected an integer, got a string"). Members
-// it does not know are ignored; nesting deeper than 64 and duplicate keys are refused.
+// it does not know are ignored; nesting deeper than 64 and duplicate keys are refused. An
+// address that is not CIDR is left out with a warning naming it (the planner ignored such
+// addresses before they were typed).
 Host host_from_json(const std::string& text);
 
 // One block per HCA for people; anomalies are marked with '!'.

@@ -27,13 +27,13 @@ const char* to_string(ActionKind kind);
 struct Action {
   ActionKind kind = ActionKind::set_up;
   std::string ifname;
-  std::string parent;                    // create_child
-  uint16_t pkey = 0;                     // create_child, delete_child
-  std::optional<profile::Mode> mode;     // create_child (initial mode), set_mode (target)
-  std::optional<std::string> from_mode;  // set_mode
-  int mtu = 0;                           // set_mtu
-  std::optional<int> from_mtu;           // set_mtu
-  std::optional<IpPrefix> address;       // add_address, remove_address
+  std::string parent;                 // create_child
+  uint16_t pkey = 0;                  // create_child, delete_child
+  std::optional<profile::Mode> mode;  // create_child (initial mode), set_mode (target)
+  std::optional<inventory::Reading<inventory::IpoibMode>> from_mode;  // set_mode, delete_child
+  int mtu = 0;                                                        // set_mtu
+  std::optional<int> from_mtu;                                        // set_mtu
+  std::optional<IpPrefix> address;                                    // add_address, remove_address
   // delete_child: what rollback must recreate (addresses, and whether it was up).
   std::vector<IpPrefix> restore_addresses;
   bool was_up = false;
@@ -42,10 +42,24 @@ struct Action {
   std::string describe() const;
 };
 
+// A problem that forbids applying the plan, and the interface it is about (a declared one, or
+// an undeclared pkey child the plan would prune).
+struct PlanError {
+  std::string interface;
+  std::string message;
+
+  // "ib0: message", as plan_to_text and plan_to_json print it.
+  std::string str() const { return interface + ": " + message; }
+  bool operator==(const PlanError& other) const
+  {
+    return interface == other.interface && message == other.message;
+  }
+};
+
 struct Plan {
   std::string host;
   std::vector<Action> actions;
-  std::vector<std::string> errors;    // each forbids applying the plan
+  std::vector<PlanError> errors;      // each forbids applying the plan
   std::vector<std::string> warnings;  // reported, not fatal
 };
 

@@ -14,9 +14,10 @@ namespace {
 using plan::Action;
 using plan::ActionKind;
 
-profile::Mode mode_from(const std::optional<std::string>& text)
+profile::Mode mode_from(const std::optional<inventory::Reading<inventory::IpoibMode>>& mode)
 {
-  return text && *text == "connected" ? profile::Mode::connected : profile::Mode::datagram;
+  return mode == inventory::IpoibMode::connected ? profile::Mode::connected
+                                                 : profile::Mode::datagram;
 }
 
 void run(const Action& a, LinkBackend& backend)
@@ -73,7 +74,7 @@ std::optional<std::pair<std::string, std::function<void(LinkBackend&)>>> inverse
     if (!a.from_mode) {
       return std::nullopt;
     }
-    return Undo{a.ifname + " mode back to " + *a.from_mode +
+    return Undo{a.ifname + " mode back to " + a.from_mode->name() +
                     (a.from_mtu ? ", mtu back to " + std::to_string(*a.from_mtu) : ""),
                 [a](LinkBackend& b) {
                   b.set_mode(a.ifname, mode_from(a.from_mode));
@@ -110,7 +111,7 @@ std::string unconverged(const Action& a)
   case ActionKind::set_mode:
     return a.ifname + " mode: desired " +
            profile::to_string(a.mode.value_or(profile::Mode::datagram)) + ", current " +
-           a.from_mode.value_or("?");
+           (a.from_mode ? a.from_mode->name() : "?");
   case ActionKind::set_mtu:
     return a.ifname + " mtu: desired " + std::to_string(a.mtu) + ", current " +
            (a.from_mtu ? std::to_string(*a.from_mtu) : "?");
@@ -184,7 +185,7 @@ Report apply_plan(const plan::Plan& plan, LinkBackend& backend,
         report.not_converged.push_back(unconverged(a));
       }
       for (const auto& e : again.errors) {
-        report.not_converged.push_back(e);
+        report.not_converged.push_back(e.str());
       }
       if (report.not_converged.empty() || options.interrupted()) {
         break;

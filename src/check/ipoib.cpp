@@ -30,6 +30,15 @@ std::string join(const std::vector<std::string>& items)
   return out.empty() ? "none" : out;
 }
 
+std::string join(const std::vector<IpPrefix>& items)
+{
+  std::vector<std::string> text;
+  for (const auto& i : items) {
+    text.push_back(i.str());
+  }
+  return join(text);
+}
+
 void check_drift(const profile::ResolvedInterface& i, const inventory::Netdev& n,
                  const plan::Plan& plan, const LocalOptions& options, std::vector<Result>& out)
 {
@@ -45,7 +54,7 @@ void check_drift(const profile::ResolvedInterface& i, const inventory::Netdev& n
   };
   if (i.mode) {
     const std::string want = profile::to_string(*i.mode);
-    const std::string seen = n.mode.value_or("unknown");
+    const std::string seen = n.mode ? n.mode->name() : "unknown";
     const bool ok = mine(plan::ActionKind::set_mode).empty();
     add(out, "ipoib.mode", s, ok, want, seen,
         s + ": mode " + seen + (ok ? "" : ", expected " + want));
@@ -106,14 +115,15 @@ void check_ipoib(const profile::ResolvedNode& node, const inventory::Host& host,
   for (const auto& e : plan.errors) {
     std::string subject = node.host;
     for (const auto& i : node.interfaces) {
-      if (e.rfind(i.name + ":", 0) == 0 || e.rfind(i.name + " ", 0) == 0) {
+      if (e.interface == i.name) {
         subject = i.name;
       }
     }
     if (subject != node.host && find_netdev(host, subject) == nullptr) {
       continue;  // ipoib.exists reports the missing interface
     }
-    out.push_back({"ipoib.plan", subject, Status::fail, "a plan apply can carry out", e, e});
+    out.push_back(
+        {"ipoib.plan", subject, Status::fail, "a plan apply can carry out", e.str(), e.str()});
   }
   for (const auto& i : node.interfaces) {
     const std::string& s = i.name;

@@ -32,6 +32,23 @@ std::string upper(std::string s)
   return s;
 }
 
+inventory::PortState port_state(profile::PortState state)
+{
+  switch (state) {
+  case profile::PortState::down:
+    return inventory::PortState::down;
+  case profile::PortState::init:
+    return inventory::PortState::init;
+  case profile::PortState::armed:
+    return inventory::PortState::armed;
+  case profile::PortState::active_defer:
+    return inventory::PortState::active_defer;
+  case profile::PortState::active:
+  default:
+    return inventory::PortState::active;
+  }
+}
+
 Expect& expect_for(std::vector<Expect>& all, const std::string& device, int port)
 {
   for (auto& e : all) {
@@ -108,15 +125,20 @@ void check_one(const profile::ResolvedNode& node, const Expect& e, const invento
                std::vector<Result>& out)
 {
   const std::string s = e.device + "/" + std::to_string(e.port);
-  const std::string state = p.state.value_or("unknown");
-  const std::string want_state =
-      upper(e.spec != nullptr && e.spec->state ? profile::to_string(*e.spec->state) : "active");
-  add(out, "port.state", s, state == want_state, want_state, state,
-      s + ": state " + state + (state == want_state ? "" : ", expected " + want_state));
-  const std::string phys = p.phys_state.value_or("unknown");
-  if (want_state == "ACTIVE" || want_state == "ARMED" || want_state == "INIT") {
-    add(out, "port.phys_state", s, phys == "LinkUp", "LinkUp", phys,
-        s + ": physical state " + phys + (phys == "LinkUp" ? "" : ", expected LinkUp"));
+  const std::string state = p.state ? p.state->name() : "unknown";
+  const auto wanted =
+      e.spec != nullptr && e.spec->state ? *e.spec->state : profile::PortState::active;
+  const std::string want_state = upper(profile::to_string(wanted));
+  const bool state_ok = p.state == port_state(wanted);
+  add(out, "port.state", s, state_ok, want_state, state,
+      s + ": state " + state + (state_ok ? "" : ", expected " + want_state));
+  const std::string phys = p.phys_state ? p.phys_state->name() : "unknown";
+  if (wanted == profile::PortState::active || wanted == profile::PortState::armed ||
+      wanted == profile::PortState::init) {
+    const bool up = p.phys_state == inventory::PhysState::link_up;
+    const std::string link_up = inventory::to_string(inventory::PhysState::link_up);
+    add(out, "port.phys_state", s, up, link_up, phys,
+        s + ": physical state " + phys + (up ? "" : ", expected " + link_up));
   }
   if (e.spec != nullptr && e.spec->rate) {
     const double want = *e.spec->rate;
@@ -128,13 +150,16 @@ void check_one(const profile::ResolvedNode& node, const Expect& e, const invento
     add(out, "port.rate", s, ok, "at least " + number(want) + " Gb/s", seen,
         s + ": rate " + seen + (ok ? "" : ", expected at least " + number(want)));
   }
-  const std::string layer = p.link_layer.value_or("unknown");
-  if (const auto want = wanted_link(e); want && *want != profile::LinkType::vpi) {
-    const std::string w = *want == profile::LinkType::ib ? "InfiniBand" : "Ethernet";
-    add(out, "port.link_layer", s, layer == w, w, layer,
-        s + ": link layer " + layer + (layer == w ? "" : ", expected " + w));
+  const std::string layer = p.link_layer ? p.link_layer->name() : "unknown";
+  if (const auto link = wanted_link(e); link && *link != profile::LinkType::vpi) {
+    const auto want_layer = *link == profile::LinkType::ib ? inventory::LinkLayer::infiniband
+                                                           : inventory::LinkLayer::ethernet;
+    const std::string w = inventory::to_string(want_layer);
+    const bool layer_ok = p.link_layer == want_layer;
+    add(out, "port.link_layer", s, layer_ok, w, layer,
+        s + ": link layer " + layer + (layer_ok ? "" : ", expected " + w));
   }
-  if (layer != "InfiniBand") {
+  if (p.link_layer != inventory::LinkLayer::infiniband) {
     skip(out, "port.sm", s, "no subnet manager on a " + layer + " port");
     skip(out, "port.lid", s, "no LID on a " + layer + " port");
   } else {

@@ -16,12 +16,13 @@ const char* const k_reboot_marker = "/run/ibsetup/reboot-required";
 
 namespace {
 
-std::optional<profile::LinkType> running_type(const std::optional<std::string>& link_layer)
+std::optional<profile::LinkType> running_type(
+    const std::optional<inventory::Reading<inventory::LinkLayer>>& link_layer)
 {
-  if (link_layer == "InfiniBand") {
+  if (link_layer == inventory::LinkLayer::infiniband) {
     return profile::LinkType::ib;
   }
-  if (link_layer == "Ethernet") {
+  if (link_layer == inventory::LinkLayer::ethernet) {
     return profile::LinkType::eth;
   }
   return std::nullopt;
@@ -427,7 +428,7 @@ void update_reboot_marker(const std::string& path, const State& state)
         lines +=
             " LINK_TYPE_P" + std::to_string(p.mst_port()) + "=" + mst_name(*p.next_boot) + " (" +
             (p.mst_port() != p.port ? "port " + std::to_string(p.port) + ", " : std::string()) +
-            "running " + p.link_layer.value_or("?") + ")";
+            "running " + (p.link_layer ? p.link_layer->name() : "?") + ")";
       }
     }
     lines += "\n";

@@ -33,7 +33,7 @@ bool any_reboot(const State& state)
 std::string port_line(const DeviceLinkTypes& d, const PortLinkType& p, bool queried)
 {
   std::ostringstream s;
-  const std::string running = p.link_layer.value_or("unknown");
+  const std::string running = p.link_layer ? p.link_layer->name() : "unknown";
   const std::string where =
       d.device + " port " + std::to_string(p.port) + " (" + d.pci +
       (p.mst_port() != p.port ? ", physical port " + std::to_string(p.mst_port()) : "") + ")";
@@ -133,7 +133,8 @@ std::string to_json(const State& state, const Report* report)
       } else {
         w.key("next_boot").null();
       }
-      w.key("running").value(p.link_layer);
+      w.key("running").value(p.link_layer ? std::optional<std::string>(p.link_layer->name())
+                                          : std::nullopt);
       w.key("change").value(shown.queried && p.differs());
       w.key("reboot_pending").value(p.reboot_pending());
       w.end_object();

@@ -29,12 +29,18 @@ Port port_from(const json::View& j)
 {
   Port p;
   p.port = j["port"].as_int();
-  p.state = j["state"].opt_string();
-  p.phys_state = j["phys_state"].opt_string();
+  if (auto s = j["state"].opt_string()) {
+    p.state = reading_of<PortState>(*s);
+  }
+  if (auto s = j["phys_state"].opt_string()) {
+    p.phys_state = reading_of<PhysState>(*s);
+  }
   p.rate_gbps = j["rate_gbps"].opt_number();
   p.width = j["width"].opt_string();
   p.speed = j["speed"].opt_string();
-  p.link_layer = j["link_layer"].opt_string();
+  if (auto s = j["link_layer"].opt_string()) {
+    p.link_layer = reading_of<LinkLayer>(*s);
+  }
   p.lid = j["lid"].opt_int();
   p.sm_lid = j["sm_lid"].opt_int();
   p.lmc = j["lmc"].opt_int();
@@ -59,6 +65,7 @@ Host host_from_json(const std::string& text)
   const json::Json doc = json::parse(text);
   const json::View j(doc, "");
   Host h;
+  std::vector<std::string> address_warnings;
   h.host = j["host"].as_string();
   for (const auto& d : j["devices"].items()) {
     Device dev;
@@ -85,7 +92,9 @@ Host host_from_json(const std::string& text)
     nd.ipoib = n["ipoib"].as_bool();
     nd.device = n["device"].opt_string();
     nd.port = n["port"].opt_int();
-    nd.mode = n["mode"].opt_string();
+    if (auto s = n["mode"].opt_string()) {
+      nd.mode = reading_of<IpoibMode>(*s);
+    }
     if (auto k = n["pkey"].opt_string()) {
       nd.pkey = parse_pkey(*k);
     }
@@ -96,13 +105,21 @@ Host host_from_json(const std::string& text)
     nd.admin_up = n["admin_up"].opt_bool();
     nd.carrier = n["carrier"].opt_bool();
     for (const auto& a : n["addresses"].items()) {
-      nd.addresses.push_back(a.as_string());
+      const std::string address = a.as_string();
+      if (auto prefix = parse_address(address)) {
+        nd.addresses.push_back(*prefix);
+      } else {
+        // The planner always ignored such an address; now the user hears of it.
+        address_warnings.push_back(a.path() + ": cannot parse the address '" + address +
+                                   "' (expected ADDRESS/LENGTH), ignored");
+      }
     }
     h.netdevs.push_back(std::move(nd));
   }
   for (const auto& w : j["warnings"].items()) {
     h.warnings.push_back(w.as_string());
   }
+  h.warnings.insert(h.warnings.end(), address_warnings.begin(), address_warnings.end());
   return h;
 }
 

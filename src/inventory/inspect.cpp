@@ -176,8 +176,17 @@ Host inspect(const Options& options)
                      host.netdevs.end());
   for (auto& n : host.netdevs) {
     const auto it = n.ifindex ? by_index.find(*n.ifindex) : by_index.end();
-    if (it != by_index.end()) {
-      n.addresses = it->second;
+    if (it == by_index.end()) {
+      continue;
+    }
+    for (const auto& text : it->second) {
+      if (auto a = parse_address(text)) {
+        n.addresses.push_back(*a);
+      } else {
+        // The planner always ignored such an address; now the user hears of it.
+        host.warnings.push_back("netlink: " + n.name + ": cannot parse the address '" + text +
+                                "' (expected ADDRESS/LENGTH), ignored");
+      }
     }
   }
   if (options.verbs != nullptr) {

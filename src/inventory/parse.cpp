@@ -18,6 +18,10 @@ const char* const k_phys_states[] = {"",
                                      "LinkUp",
                                      "LinkErrorRecovery",
                                      "Phy Test"};
+static_assert(sizeof k_port_states / sizeof *k_port_states ==
+              static_cast<size_t>(PortState::other));
+static_assert(sizeof k_phys_states / sizeof *k_phys_states ==
+              static_cast<size_t>(PhysState::other) + 1);
 
 std::optional<CodeName> parse_code_name(const std::string& text, const char* const* names,
                                         int count)
@@ -48,6 +52,54 @@ std::optional<CodeName> parse_port_state(const std::string& text)
 std::optional<CodeName> parse_phys_state(const std::string& text)
 {
   return parse_code_name(text, k_phys_states, 8);
+}
+
+const char* to_string(PortState value)
+{
+  const auto i = static_cast<size_t>(value);
+  return value == PortState::other ? "" : k_port_states[i];
+}
+
+const char* to_string(PhysState value)
+{
+  // k_phys_states is indexed by the kernel's code, which starts at 1 (Sleep).
+  const auto i = static_cast<size_t>(value) + 1;
+  return value == PhysState::other ? "" : k_phys_states[i];
+}
+
+const char* to_string(LinkLayer value)
+{
+  switch (value) {
+  case LinkLayer::infiniband:
+    return "InfiniBand";
+  case LinkLayer::ethernet:
+    return "Ethernet";
+  case LinkLayer::unknown:
+    return "Unknown";
+  case LinkLayer::other:
+  default:
+    return "";
+  }
+}
+
+const char* to_string(IpoibMode value)
+{
+  switch (value) {
+  case IpoibMode::datagram:
+    return "datagram";
+  case IpoibMode::connected:
+    return "connected";
+  case IpoibMode::other:
+  default:
+    return "";
+  }
+}
+
+std::optional<IpPrefix> parse_address(const std::string& text)
+{
+  std::string why;
+  const Family f = text.find(':') != std::string::npos ? Family::ipv6 : Family::ipv4;
+  return IpPrefix::parse(text, f, &why);
 }
 
 std::optional<Rate> parse_rate(const std::string& text)

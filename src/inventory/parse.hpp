@@ -2,9 +2,13 @@
 // Pure functions: each returns nullopt for a value it cannot read.
 #pragma once
 
+#include <ibsetup/address.hpp>
+#include <ibsetup/inventory.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace ibsetup::inventory {
 
@@ -15,6 +19,24 @@ struct CodeName {
 };
 std::optional<CodeName> parse_port_state(const std::string& text);
 std::optional<CodeName> parse_phys_state(const std::string& text);
+
+// The enumeration value the kernel spells as text ("ACTIVE", "LinkUp", "InfiniBand",
+// "datagram"; exact, as the kernel writes them); other, keeping the text, when none is.
+template <class E>
+Reading<E> reading_of(std::string_view text)
+{
+  for (int i = 0; i < static_cast<int>(E::other); ++i) {
+    const auto value = static_cast<E>(i);
+    if (text == to_string(value)) {
+      return value;
+    }
+  }
+  return {E::other, std::string(text)};
+}
+
+// An interface address as netlink and `inspect --json` write it ("10.10.0.1/16",
+// "fe80::1/64"); nullopt when it is not one.
+std::optional<IpPrefix> parse_address(const std::string& text);
 
 // "100 Gb/sec (4X EDR)", "2.5 Gb/sec (1X SDR)", "10 Gb/sec (4X)".
 struct Rate {

@@ -87,24 +87,26 @@ Port read_port(const Reader& r, const std::string& base, int number, bool counte
   const std::string d = base + "/";
   if (auto s = r.parsed<CodeName>(d + "state", parse_port_state, "'N: NAME'")) {
     p.state_code = s->code;
-    p.state = s->name;
+    p.state = reading_of<PortState>(s->name);
   }
   if (auto s = r.parsed<CodeName>(d + "phys_state", parse_phys_state, "'N: Name'")) {
     p.phys_state_code = s->code;
-    p.phys_state = s->name;
+    p.phys_state = reading_of<PhysState>(s->name);
   }
   if (auto rate = r.parsed<Rate>(d + "rate", parse_rate, "'N Gb/sec (WX SPEED)'")) {
     p.rate_gbps = rate->gbps;
     p.width = rate->width;
     p.speed = rate->speed;
   }
-  p.link_layer = r.text(d + "link_layer");
+  if (auto layer = r.text(d + "link_layer")) {
+    p.link_layer = reading_of<LinkLayer>(*layer);
+  }
   p.lid = r.parsed<int>(d + "lid", parse_hex_int, "a hex LID");
   p.sm_lid = r.parsed<int>(d + "sm_lid", parse_hex_int, "a hex LID");
   p.lmc = r.parsed<int>(d + "lid_mask_count", parse_decimal_int, "a number");
   p.cap_mask = r.parsed<std::string>(d + "cap_mask", parse_cap_mask, "a hex mask");
   p.port_guid = r.parsed<std::string>(d + "gids/0", guid_of_gid, "a GID");
-  if (p.link_layer && *p.link_layer == "Ethernet") {
+  if (p.link_layer == LinkLayer::ethernet) {
     // A RoCE port names its netdev in its GID table (what `rdma link` shows).
     p.netdev = r.text(d + "gid_attrs/ndevs/0");
   }
@@ -190,7 +192,9 @@ Netdev read_netdev(const Reader& r, const std::string& name)
     n.carrier = *c == "1";
   }
   if (n.ipoib) {
-    n.mode = r.text(d + "mode");
+    if (auto mode = r.text(d + "mode")) {
+      n.mode = reading_of<IpoibMode>(*mode);
+    }
     n.pkey = r.parsed<uint16_t>(d + "pkey", parse_pkey, "0xNNNN");
     n.parent = r.text(d + "parent");
     if (auto u = r.text(d + "umcast")) {

@@ -9,6 +9,12 @@ namespace ibsetup::inventory {
 
 namespace {
 
+template <class E>
+std::optional<std::string> name_of(const std::optional<Reading<E>>& r)
+{
+  return r ? std::optional<std::string>(r->name()) : std::nullopt;
+}
+
 void pci_json(JsonWriter& j, const PciLink& pci)
 {
   j.begin_object();
@@ -30,12 +36,12 @@ void port_json(JsonWriter& j, const Port& p)
 {
   j.begin_object();
   j.key("port").value(p.port);
-  j.key("state").value(p.state);
-  j.key("phys_state").value(p.phys_state);
+  j.key("state").value(name_of(p.state));
+  j.key("phys_state").value(name_of(p.phys_state));
   j.key("rate_gbps").value(p.rate_gbps);
   j.key("width").value(p.width);
   j.key("speed").value(p.speed);
-  j.key("link_layer").value(p.link_layer);
+  j.key("link_layer").value(name_of(p.link_layer));
   j.key("lid").value(p.lid);
   j.key("sm_lid").value(p.sm_lid);
   j.key("lmc").value(p.lmc);
@@ -70,7 +76,7 @@ void netdev_json(JsonWriter& j, const Netdev& n)
   j.key("ipoib").value(n.ipoib);
   j.key("device").value(n.device);
   j.key("port").value(n.port);
-  j.key("mode").value(n.mode);
+  j.key("mode").value(name_of(n.mode));
   j.key("pkey");
   if (n.pkey) {
     j.value(util::hex16(*n.pkey));
@@ -85,7 +91,7 @@ void netdev_json(JsonWriter& j, const Netdev& n)
   j.key("carrier").value(n.carrier);
   j.key("addresses").begin_array();
   for (const auto& a : n.addresses) {
-    j.value(a);
+    j.value(a.str());
   }
   j.end_array();
   j.end_object();
@@ -95,6 +101,12 @@ void netdev_json(JsonWriter& j, const Netdev& n)
 std::string opt(const std::optional<std::string>& s, const char* none = "?")
 {
   return s ? util::escape_text(*s) : none;
+}
+
+template <class E>
+std::string opt(const std::optional<Reading<E>>& r)
+{
+  return opt(name_of(r));
 }
 
 std::string esc(const std::string& s)
@@ -194,8 +206,8 @@ std::string host_to_text(const Host& host)
       out += "  PCI -\n";
     }
     for (const auto& p : d.ports) {
-      const bool ib = p.link_layer && *p.link_layer == "InfiniBand";
-      const bool bad = !p.state || *p.state != "ACTIVE" || (ib && p.sm_lid && *p.sm_lid == 0);
+      const bool ib = p.link_layer == LinkLayer::infiniband;
+      const bool bad = p.state != PortState::active || (ib && p.sm_lid && *p.sm_lid == 0);
       out += std::string(bad ? "! " : "  ") + "port " + std::to_string(p.port) + "  " +
              opt(p.state) + "  " + opt(p.phys_state) + "  " + opt_num(p.rate_gbps) + " Gb/s (" +
              opt(p.width) + (p.speed ? " " + esc(*p.speed) : std::string()) + ")  " +
@@ -219,7 +231,7 @@ std::string host_to_text(const Host& host)
         }
         out += "  mtu " + opt_num(n.mtu) + "  " + opt(n.operstate);
         for (const auto& a : n.addresses) {
-          out += "  " + esc(a);
+          out += "  " + esc(a.str());
         }
         out += "\n";
       }

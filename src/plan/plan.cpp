@@ -9,6 +9,8 @@ namespace ibsetup::plan {
 namespace {
 
 using inventory::Host;
+using inventory::IpoibMode;
+using inventory::LinkLayer;
 using inventory::Netdev;
 using inventory::Port;
 using profile::Mode;
@@ -56,12 +58,9 @@ bool is_link_local(const IpPrefix& p)
          (p.address.bytes[1] & 0xc0U) == 0x80U;
 }
 
-// An address as inventory reports it ("10.10.0.1/16", "fe80::1/64").
-std::optional<IpPrefix> parse_cidr(const std::string& text)
+IpoibMode ipoib_mode(Mode mode)
 {
-  std::string why;
-  const Family f = text.find(':') != std::string::npos ? Family::ipv6 : Family::ipv4;
-  return IpPrefix::parse(text, f, &why);
+  return mode == Mode::connected ? IpoibMode::connected : IpoibMode::datagram;
 }
 
 bool is_mlx5(const inventory::Device& d)
@@ -95,7 +94,7 @@ public:
 private:
   void error(const std::string& ifname, const std::string& message)
   {
-    m_plan.errors.push_back(ifname + ": " + message);
+    m_plan.errors.push_back({ifname, message});
   }
 
   void warning(const std::string& ifname, const std::string& message)
@@ -158,8 +157,7 @@ private:
     if (!check_binding(d, n, actual)) {
       return;
     }
-    if (actual.port != nullptr && actual.port->link_layer &&
-        *actual.port->link_layer == "Ethernet") {
+    if (actual.port != nullptr && actual.port->link_layer == LinkLayer::ethernet) {
       error(d.name, where(actual) +
                         " is an Ethernet (RoCE) port; IPoIB needs an InfiniBand port (set "
                         "link_type: ib)");
@@ -207,7 +205,7 @@ private:
       a.pkey = *d.pkey;
       a.mode = d.mode;
       add(a);
-    } else if (d.mode && ipoib && (!n->mode || *n->mode != profile::to_string(*d.mode))) {
+    } else if (d.mode && ipoib && n->mode != ipoib_mode(*d.mode)) {
       Action a;
       a.kind = ActionKind::set_mode;
       a.ifname = d.name;
@@ -228,16 +226,16 @@ private:
 
   void plan_mtu(const ResolvedInterface& d, const Netdev* n, bool ipoib, const Binding& actual)
   {
-    std::optional<std::string> mode;
+    std::optional<IpoibMode> mode;
     if (d.mode) {
-      mode = profile::to_string(*d.mode);
+      mode = ipoib_mode(*d.mode);
     } else if (n != nullptr && n->mode) {
-      mode = n->mode;
+      mode = n->mode->value;
     }
     // 0 when unknown (no verbs, or a captured tree).
     const int ib_mtu =
         actual.port != nullptr && actual.port->active_mtu ? *actual.port->active_mtu : 0;
-    const bool datagram = ipoib && mode && *mode == "datagram";
+    const bool datagram = ipoib && mode == IpoibMode::datagram;
     std::optional<int> target = d.mtu;
     if (datagram && ib_mtu > 0 && d.mtu && *d.mtu > ib_mtu - 4) {
       error(d.name, "mtu " + std::to_string(*d.mtu) + " is above " + std::to_string(ib_mtu - 4) +
@@ -248,7 +246,7 @@ private:
     if (!target && ipoib && mode) {
       if (datagram && ib_mtu > 0) {
         target = ib_mtu - 4;
-      } else if (*mode == "connected") {
+      } else if (*mode == IpoibMode::connected) {
         target = profile::k_connected_mtu_max;
       }
     }
@@ -275,14 +273,7 @@ private:
         wanted.push_back(*a);
       }
     }
-    std::vector<IpPrefix> have;
-    if (n != nullptr) {
-      for (const auto& text : n->addresses) {
-        if (auto p = parse_cidr(text)) {
-          have.push_back(*p);
-        }
-      }
-    }
+    const std::vector<IpPrefix> have = n != nullptr ? n->addresses : std::vector<IpPrefix>();
     for (const auto& h : have) {
       // A family the profile gives no address for is left alone: nothing outside the profile
       // is touched. IPv6 link-local addresses belong to the kernel.
@@ -344,9 +335,9 @@ private:
       a.from_mode = n.mode;
       a.from_mtu = n.mtu;
       a.was_up = n.admin_up.value_or(false);
-      for (const auto& text : n.addresses) {
-        if (auto p = parse_cidr(text); p && !is_link_local(*p)) {
-          a.restore_addresses.push_back(*p);
+      for (const auto& p : n.addresses) {
+        if (!is_link_local(p)) {
+          a.restore_addresses.push_back(p);
         }
       }
       add(a);
@@ -415,7 +406,7 @@ std::string Action::describe() const
     return "+ create " + ifname + " (pkey " + util::hex16(pkey) + ", parent " + parent +
            (mode ? std::string(", mode ") + profile::to_string(*mode) : std::string()) + ")";
   case ActionKind::set_mode:
-    return "~ " + ifname + " mode " + from_mode.value_or("?") + " -> " +
+    return "~ " + ifname + " mode " + (from_mode ? from_mode->name() : "?") + " -> " +
            profile::to_string(mode.value_or(profile::Mode::datagram));
   case ActionKind::set_mtu:
     if (from_mtu && *from_mtu == mtu) {

@@ -9,7 +9,7 @@ std::string plan_to_text(const Plan& plan)
 {
   std::string out;
   for (const auto& e : plan.errors) {
-    out += "error: " + util::escape_text(e) + "\n";
+    out += "error: " + util::escape_text(e.str()) + "\n";
   }
   for (const auto& w : plan.warnings) {
     out += "warning: " + util::escape_text(w) + "\n";
@@ -54,7 +54,8 @@ std::string plan_to_json(const Plan& plan)
       }
       break;
     case ActionKind::set_mode:
-      j.key("from").value(a.from_mode);
+      j.key("from").value(a.from_mode ? std::optional<std::string>(a.from_mode->name())
+                                      : std::nullopt);
       j.key("to").value(profile::to_string(a.mode.value_or(profile::Mode::datagram)));
       break;
     case ActionKind::set_mtu:
@@ -74,7 +75,7 @@ std::string plan_to_json(const Plan& plan)
   j.end_array();
   j.key("errors").begin_array();
   for (const auto& e : plan.errors) {
-    j.value(e);
+    j.value(e.str());
   }
   j.end_array();
   j.key("warnings").begin_array();

@@ -203,7 +203,7 @@ TEST(Apply, ModeUndoRestoresTheMtuInTheRightMode)
   mode.kind = ActionKind::set_mode;
   mode.ifname = "ib0";
   mode.mode = profile::Mode::datagram;
-  mode.from_mode = "connected";
+  mode.from_mode = inventory::IpoibMode::connected;
   mode.from_mtu = 65520;
   Action mtu;
   mtu.kind = ActionKind::set_mtu;
@@ -234,7 +234,7 @@ TEST(Apply, PrunedChildIsRecreatedAsItWas)
   del.ifname = "ib0.8002";
   del.parent = "ib0";
   del.pkey = 0x8002;
-  del.from_mode = "datagram";
+  del.from_mode = inventory::IpoibMode::datagram;
   del.from_mtu = 2044;
   del.restore_addresses = {prefix("10.30.0.1/16")};
   del.was_up = true;

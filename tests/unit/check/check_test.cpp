@@ -272,8 +272,9 @@ TEST(CheckLocal, AddressDriftNamesMissingAndUnexpected)
   o.netdev_names = {"ib0", "ib1"};
   auto host = inventory::inspect(o);
   for (auto& n : host.netdevs) {
-    n.addresses = n.name == "ib0" ? std::vector<std::string>{"10.10.0.1/16"}
-                                  : std::vector<std::string>{"10.99.0.1/16"};
+    std::string why;
+    n.addresses = {
+        *IpPrefix::parse(n.name == "ib0" ? "10.10.0.1/16" : "10.99.0.1/16", Family::ipv4, &why)};
   }
   const auto results = check::check_local(node, host, o.sysfs_root, {true});
   const auto failed = failures(results);
@@ -282,6 +283,30 @@ TEST(CheckLocal, AddressDriftNamesMissingAndUnexpected)
   EXPECT_EQ(failed[0]->message,
             "ib1: addresses 10.99.0.1/16, missing 10.11.0.1/16, unexpected 10.99.0.1/16");
   EXPECT_EQ(failed[0]->expected, "10.11.0.1/16");
+}
+
+// A plan error is reported on the interface its record names, with the planner's text.
+TEST(CheckLocal, PlanErrorNamesItsInterface)
+{
+  test::TempDir tmp;
+  const fs::path root = tmp.path() / "sys";
+  fs::copy(k_fixtures / "hdr-2hca", root,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  std::ofstream(root / k_port / "link_layer") << "Ethernet\n";
+  std::vector<const check::Result*> plan_errors;
+  const auto results = run(root, "");
+  for (const auto* f : failures(results)) {
+    if (f->id == "ipoib.plan") {
+      plan_errors.push_back(f);
+    }
+  }
+  ASSERT_EQ(1U, plan_errors.size());
+  EXPECT_EQ("ib0", plan_errors[0]->subject);
+  EXPECT_EQ(
+      "ib0: mlx5_0 port 1 is an Ethernet (RoCE) port; IPoIB needs an InfiniBand port (set "
+      "link_type: ib)",
+      plan_errors[0]->message);
+  EXPECT_EQ(plan_errors[0]->message, plan_errors[0]->observed);
 }
 
 TEST(CheckSettings, DisabledBecomeSkipAndWarnOnlyBecomeWarnings)

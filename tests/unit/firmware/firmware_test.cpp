@@ -281,7 +281,7 @@ public:
   }
 };
 
-inventory::Host two_hcas(const char* layer0 = "InfiniBand")
+inventory::Host two_hcas(inventory::LinkLayer layer0 = inventory::LinkLayer::infiniband)
 {
   inventory::Host h;
   h.host = "n1";
@@ -293,7 +293,7 @@ inventory::Host two_hcas(const char* layer0 = "InfiniBand")
     for (int p = 1; p <= 2; ++p) {
       inventory::Port port;
       port.port = p;
-      port.link_layer = i == 0 && p == 1 ? layer0 : "InfiniBand";
+      port.link_layer = i == 0 && p == 1 ? layer0 : inventory::LinkLayer::infiniband;
       d.ports.push_back(port);
     }
     h.devices.push_back(d);
@@ -363,7 +363,7 @@ TEST(FirmwareState, RebootPendingComparesNextBootWithTheRunningPort)
   FakeTool tool;
   tool.next["0000:3b:00.0"] = {{1, LinkType::ib}, {2, LinkType::ib}};
   const auto n = node("      - {device: mlx5_0, link_type: ib}\n");
-  const auto s = query_state(n, two_hcas("Ethernet"), &tool);
+  const auto s = query_state(n, two_hcas(inventory::LinkLayer::ethernet), &tool);
   EXPECT_FALSE(s.devices[0].differs());
   EXPECT_TRUE(s.devices[0].ports[0].reboot_pending());
   const auto r = apply_state(s, tool);
@@ -374,7 +374,7 @@ TEST(FirmwareState, RebootPendingComparesNextBootWithTheRunningPort)
 
   PortLinkType vpi;
   vpi.next_boot = LinkType::vpi;
-  vpi.link_layer = "Ethernet";
+  vpi.link_layer = inventory::LinkLayer::ethernet;
   EXPECT_FALSE(vpi.reboot_pending());
 }
 
@@ -426,7 +426,7 @@ inventory::Host one_card(int functions = 2)
     d.pci->address = "0000:3b:00." + std::to_string(f);
     inventory::Port port;
     port.port = 1;
-    port.link_layer = "InfiniBand";
+    port.link_layer = inventory::LinkLayer::infiniband;
     d.ports.push_back(port);
     h.devices.push_back(d);
   }
@@ -640,14 +640,14 @@ TEST(FirmwareMarker, WrittenAtomicallyAndRemovedWhenNothingIsOwed)
   PortLinkType p;
   p.port = 1;
   p.next_boot = LinkType::ib;
-  p.link_layer = "Ethernet";
+  p.link_layer = inventory::LinkLayer::ethernet;
   d.ports.push_back(p);
   s.devices.push_back(d);
   update_reboot_marker(path, s);
   const auto text = test::read_text(path);
   EXPECT_NE(text.find("\nmlx5_0 0000:3b:00.0 LINK_TYPE_P1=IB (running Ethernet)\n"),
             std::string::npos);
-  s.devices[0].ports[0].link_layer = "InfiniBand";
+  s.devices[0].ports[0].link_layer = inventory::LinkLayer::infiniband;
   update_reboot_marker(path, s);
   EXPECT_FALSE(std::filesystem::exists(path));
   EXPECT_NO_THROW(update_reboot_marker(path, s));  // already gone

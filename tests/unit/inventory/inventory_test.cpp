@@ -64,7 +64,7 @@ TEST(Inventory, TwoHdrHcas)
   EXPECT_EQ("0000:3a:00.0", *d.pci->bridge);
   EXPECT_EQ(16, *d.pci->bridge_max_width);
   const Port& p = port_of(h, "mlx5_0", 1);
-  EXPECT_EQ("ACTIVE", *p.state);
+  EXPECT_TRUE(p.state == PortState::active);
   EXPECT_EQ(200, *p.rate_gbps);
   EXPECT_EQ("HDR", *p.speed);
   EXPECT_EQ(5, *p.lid);
@@ -88,7 +88,7 @@ TEST(Inventory, JsonSchemaGolden)
 TEST(Inventory, VpiPortInEthernetMode)
 {
   const Host h = inspect_fixture("vpi-eth-port");
-  EXPECT_EQ("Ethernet", *port_of(h, "mlx5_0", 2).link_layer);
+  EXPECT_TRUE(port_of(h, "mlx5_0", 2).link_layer == LinkLayer::ethernet);
   EXPECT_EQ("enp94s0f1", *port_of(h, "mlx5_0", 2).netdev);
   const Netdev& eth = netdev_of(h, "enp94s0f1");
   EXPECT_FALSE(eth.ipoib);
@@ -100,7 +100,7 @@ TEST(Inventory, NoSubnetManager)
 {
   const Host h = inspect_fixture("no-sm");
   const Port& p = port_of(h, "mlx5_0", 2);
-  EXPECT_EQ("INIT", *p.state);
+  EXPECT_TRUE(p.state == PortState::init);
   EXPECT_EQ(0, *p.sm_lid);
 }
 
@@ -108,8 +108,8 @@ TEST(Inventory, PortDownPolling)
 {
   const Host h = inspect_fixture("port-down-polling");
   const Port& p = port_of(h, "mlx5_0", 1);
-  EXPECT_EQ("DOWN", *p.state);
-  EXPECT_EQ("Polling", *p.phys_state);
+  EXPECT_TRUE(p.state == PortState::down);
+  EXPECT_TRUE(p.phys_state == PhysState::polling);
   EXPECT_EQ("down", *netdev_of(h, "ib0").operstate);
   EXPECT_FALSE(*netdev_of(h, "ib0").carrier);
 }
@@ -130,7 +130,7 @@ TEST(Inventory, Mlx4WithoutPcieLinkFiles)
   EXPECT_FALSE(h.devices[0].pci->link_width);
   EXPECT_FALSE(h.devices[0].pci->link_speed_gts);
   EXPECT_EQ(932, *port_of(h, "mlx4_0", 1).lid);
-  EXPECT_EQ("connected", *netdev_of(h, "ib0").mode);
+  EXPECT_TRUE(netdev_of(h, "ib0").mode == IpoibMode::connected);
   EXPECT_EQ(1, *netdev_of(h, "ib0").port);
   ASSERT_EQ(1U, h.warnings.size());
   EXPECT_NE(std::string::npos, h.warnings[0].find("class/infiniband/scif0: dangling link"));

@@ -83,4 +83,45 @@ TEST(Plan, JsonCarriesEachAction)
   EXPECT_NE(std::string::npos, json.find(R"("changes":4,)")) << json;
 }
 
+// Errors are records: the interface, and the message without it; the outputs join them.
+TEST(Plan, ErrorsAreRecordsOfInterfaceAndMessage)
+{
+  const fs::path dir = k_cases / "parent-missing";
+  const auto profile = profile::load_profile((dir / "profile.yaml").string());
+  const auto node = profile::resolve_node(profile, "n1");
+  const auto host = inventory::host_from_json(test::read_text(dir / "observed.json"));
+  const auto plan = plan::make_plan(node, host, {});
+  const std::vector<plan::PlanError> expected = {
+      {"ib3",
+       "no such interface on this host (base IPoIB interfaces come from the HCA driver: is "
+       "ib_ipoib loaded?)"},
+      {"ib3.8001", "parent ib3 does not exist on this host"}};
+  EXPECT_TRUE(expected == plan.errors);
+  EXPECT_EQ("ib3.8001: parent ib3 does not exist on this host", plan.errors[1].str());
+  EXPECT_NE(std::string::npos,
+            plan::plan_to_json(plan).find(
+                R"x("errors":["ib3: no such interface on this host (base IPoIB interfaces come )x"
+                R"x(from the HCA driver: is ib_ipoib loaded?)","ib3.8001: parent ib3 does not )x"
+                R"x(exist on this host"])x"));
+}
+
+// An undeclared pkey child that cannot be pruned names itself, not a declared interface.
+TEST(Plan, PruneErrorNamesTheUndeclaredChild)
+{
+  const fs::path dir = k_cases / "prune-on";
+  const auto profile = profile::load_profile((dir / "profile.yaml").string());
+  const auto node = profile::resolve_node(profile, "n1");
+  auto host = inventory::host_from_json(test::read_text(dir / "observed.json"));
+  for (auto& n : host.netdevs) {
+    if (n.parent) {
+      n.pkey.reset();
+    }
+  }
+  const auto plan = plan::make_plan(node, host, {true});
+  ASSERT_EQ(1U, plan.errors.size());
+  EXPECT_EQ("ib0.8001", plan.errors[0].interface);
+  EXPECT_EQ("cannot prune: its pkey cannot be read, so a rollback could not recreate it",
+            plan.errors[0].message);
+}
+
 }  // namespace
