@@ -4,6 +4,8 @@
 // their own VerbsDevices.
 #pragma once
 
+#include <ibsetup/inventory.hpp>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,9 +16,10 @@ class SysfsReader;
 
 namespace ibsetup::os {
 
-// Port states as libibverbs numbers them (enum ibv_port_state).
-enum class VerbsPortState { nop, down, init, armed, active, active_defer };
-enum class VerbsLinkLayer { unknown, infiniband, ethernet };
+// Port states and link layers are the inventory's enums (one spelling of each, in
+// inventory/parse.cpp); libibverbs' numbers are mapped once, in verbs_device.cpp.
+using VerbsPortState = inventory::PortState;
+using VerbsLinkLayer = inventory::LinkLayer;
 
 // The devices libibverbs lists; error is the errno of a failed listing (names is then empty).
 struct VerbsDeviceList {

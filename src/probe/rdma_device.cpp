@@ -11,37 +11,6 @@ namespace ibsetup::check::rdma {
 
 namespace {
 
-const char* link_layer_name(os::VerbsLinkLayer link_layer)
-{
-  switch (link_layer) {
-  case os::VerbsLinkLayer::infiniband:
-    return "InfiniBand";
-  case os::VerbsLinkLayer::ethernet:
-    return "Ethernet";
-  default:
-    return "unknown";
-  }
-}
-
-// As sysfs and ibstat spell them (ibv_port_state_str's wording differs between versions).
-const char* state_name(os::VerbsPortState state)
-{
-  switch (state) {
-  case os::VerbsPortState::down:
-    return "DOWN";
-  case os::VerbsPortState::init:
-    return "INIT";
-  case os::VerbsPortState::armed:
-    return "ARMED";
-  case os::VerbsPortState::active:
-    return "ACTIVE";
-  case os::VerbsPortState::active_defer:
-    return "ACTIVE_DEFER";
-  default:
-    return "NOP";
-  }
-}
-
 std::string subject_of(const std::string& device, int port)
 {
   return port > 0 ? device + "/" + std::to_string(port) : device;
@@ -69,8 +38,8 @@ Result query(os::VerbsDevices& devices, const std::string& device, int port)
     r.message = r.subject + ": opens, but ibv_query_port failed: " + std::strerror(attr.error);
     return r;
   }
-  const std::string state = state_name(attr.state);
-  r.observed = "port " + state + ", link layer " + link_layer_name(attr.link_layer);
+  const std::string state = inventory::to_string(attr.state);
+  r.observed = "port " + state + ", link layer " + inventory::to_string(attr.link_layer);
   if (attr.state != os::VerbsPortState::active) {
     r.status = Status::warn;
     r.message = r.subject + ": opens, but the port is " + state + ": no RDMA traffic can pass";

@@ -114,7 +114,7 @@ TEST_F(RdmaDevice, EachPortOpensAndQueries)
   EXPECT_EQ(Status::pass, r[2].status);
   EXPECT_EQ("mlx5_2/2", r[3].subject);
   EXPECT_EQ(Status::warn, r[3].status);
-  EXPECT_EQ("port INIT, link layer unknown", r[3].observed);
+  EXPECT_EQ("port INIT, link layer Unknown", r[3].observed);
   EXPECT_EQ(Status::fail, r[4].status);
   EXPECT_EQ("mlx5_1/1", r[4].subject);
   EXPECT_EQ("no such device (have: mlx5_0, mlx5_2)", r[4].observed);
