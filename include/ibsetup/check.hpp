@@ -1,6 +1,7 @@
 // Pre-flight checks: the node's fabric against the profile's expectations, each verdict with
 // the expected and the observed value.
 #pragma once
+#pragma GCC visibility push(default)  // the public API: export.hpp says why
 
 #include <ibsetup/inventory.hpp>
 #include <ibsetup/profile.hpp>
@@ -74,3 +75,4 @@ std::string report_to_text(const Report& report);
 std::string report_to_nhc(const Report& report);
 
 }  // namespace ibsetup::check
+#pragma GCC visibility pop

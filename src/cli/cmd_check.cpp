@@ -1,6 +1,7 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "common/strings.hpp"
+#include "check/slurm.hpp"
 
 #include <ibsetup/check.hpp>
 #include <ibsetup/error.hpp>
@@ -8,7 +9,6 @@
 #include <ibsetup/plan.hpp>
 #include <ibsetup/profile.hpp>
 #include <ibsetup/rdma_check.hpp>
-#include <ibsetup/slurm.hpp>
 
 #include <CLI/CLI.hpp>
 

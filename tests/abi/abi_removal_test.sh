@@ -1,0 +1,56 @@
+#!/bin/bash
+# scripts/abi catches what breaks programs: a library that no longer exports one public function
+# fails the check, and the same library with a new soname passes it (an intended break).
+# The doctored libraries are the build's own objects linked again with one public function
+# made local, against a baseline dumped from the real library, so that the test does not
+# depend on the committed baseline being current. Skips (77) without libabigail.
+# Usage: abi_removal_test.sh LIBRARY VERSION_SCRIPT 'OBJECT;OBJECT;...' SOURCE_DIR
+set -uo pipefail
+library=$1 map=$2 objects=$3 src=$4
+abi="$src/scripts/abi"
+for tool in abidw abidiff nm c++; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "SKIPPED: no $tool"; exit 77; }
+done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+IFS=';' read -r -a objs <<<"$objects"
+# The exact name, so that it wins over the node's ibsetup::* pattern (ld and lld alike).
+victim=$(nm -D --defined-only -C "$library" | grep -o 'ibsetup::expand_hostlist(.*)' | head -n1)
+[ -n "$victim" ] || { echo "FAIL: $library exports no ibsetup::expand_hostlist"; exit 1; }
+sed "0,/^  local:/s//  local:\n    extern \"C++\" { \"$victim\"; };/" "$map" >"$work/doctored.map"
+
+relink() {  # SONAME OUTPUT: the objects again, with the doctored version script
+  c++ -shared -o "$2" -Wl,-soname,"$1" -Wl,--version-script="$work/doctored.map" "${objs[@]}"
+}
+relink libibsetup.so.0 "$work/libibsetup.so.0" || { echo "FAIL: relink"; exit 1; }
+relink libibsetup.so.1 "$work/libibsetup.so.1" || { echo "FAIL: relink"; exit 1; }
+if nm -D --defined-only -C "$work/libibsetup.so.0" | grep -qF "$victim"; then
+  fail "the doctored library still exports $victim"
+fi
+
+"$abi" update --library "$library" --baseline "$work/base.abi" >/dev/null ||
+  { echo "FAIL: abi update"; exit 1; }
+
+# The real library against its own dump: compatible.
+out=$("$abi" check --library "$library" --baseline "$work/base.abi" 2>&1)
+rc=$?
+[ "$rc" = 0 ] || fail "the library against its own dump: exit $rc, expected 0: $out"
+
+# One public function less under the same soname: incompatible, and the report names it.
+out=$("$abi" check --library "$work/libibsetup.so.0" --baseline "$work/base.abi" 2>&1)
+rc=$?
+[ "$rc" = 1 ] || fail "removed function: exit $rc, expected 1"
+grep -q 'expand_hostlist' <<<"$out" || fail "removed function: the report does not name it: $out"
+grep -q 'incompatible' <<<"$out" || fail "removed function: no 'incompatible' in: $out"
+
+# The same break with the soname bumped: passes, and says to update the baseline.
+out=$("$abi" check --library "$work/libibsetup.so.1" --baseline "$work/base.abi" 2>&1)
+rc=$?
+[ "$rc" = 0 ] || fail "bumped soname: exit $rc, expected 0: $out"
+grep -q 'libibsetup.so.0 -> libibsetup.so.1' <<<"$out" || fail "bumped soname: message: $out"
+
+[ "$failures" = 0 ] && echo "abi removal: all cases pass"
+[ "$failures" = 0 ]
