@@ -18,7 +18,8 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 IFS=';' read -r -a objs <<<"$objects"
 # The exact name, so that it wins over the node's ibsetup::* pattern (ld and lld alike).
-victim=$(nm -D --defined-only -C "$library" | grep -o 'ibsetup::expand_hostlist(.*)' | head -n1)
+victim=$(nm -D --defined-only -C "$library" |
+  grep -oE 'ibsetup::expand_hostlist(\[abi:cxx11\])?\(.*\)' | head -n1)
 [ -n "$victim" ] || { echo "FAIL: $library exports no ibsetup::expand_hostlist"; exit 1; }
 sed "0,/^  local:/s//  local:\n    extern \"C++\" { \"$victim\"; };/" "$map" >"$work/doctored.map"
 
@@ -45,6 +46,8 @@ rc=$?
 [ "$rc" = 1 ] || fail "removed function: exit $rc, expected 1"
 grep -q 'expand_hostlist' <<<"$out" || fail "removed function: the report does not name it: $out"
 grep -q 'incompatible' <<<"$out" || fail "removed function: no 'incompatible' in: $out"
+echo "removed function, what the check said:"
+grep -e 'Removed' -e 'expand_hostlist' -e '^abi:' <<<"$out"
 
 # The same break with the soname bumped: passes, and says to update the baseline.
 out=$("$abi" check --library "$work/libibsetup.so.1" --baseline "$work/base.abi" 2>&1)
