@@ -1,6 +1,7 @@
 #!/bin/bash
 # scripts/abi catches what breaks programs: a library that no longer exports one public function
-# fails the check, and the same library with a new soname passes it (an intended break).
+# fails the check, and the same library with a new soname passes it (an intended break). Also
+# that the CLI's internals are exported in the private version node only.
 # The doctored libraries are the build's own objects linked again with one public function
 # made local, against a baseline dumped from the real library, so that the test does not
 # depend on the committed baseline being current. Skips (77) without libabigail.
@@ -15,6 +16,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# The CLI's internals get the private node, not IBSETUP_0.1 (where both nodes' patterns
+# match, the version script relies on the linker taking the last node).
+escape=$(nm -D --defined-only -C "$library" | grep -E 'ibsetup::util::escape_text(\[|\()' || true)
+grep -q '@@IBSETUP_PRIVATE_' <<<"$escape" ||
+  fail "util::escape_text is not in the IBSETUP_PRIVATE node: ${escape:-not exported}"
 
 IFS=';' read -r -a objs <<<"$objects"
 # The exact name, so that it wins over the node's ibsetup::* pattern (ld and lld alike).
