@@ -15,7 +15,7 @@ debian_packages=(
   qemu-system-x86 busybox-static cpio kmod ibverbs-utils ibverbs-providers
   rpm rpmlint debhelper dpkg-dev fakeroot lintian mandoc bash-completion
   network-manager dbus-daemon mstflint clustershell
-  clang-format clang-tidy
+  clang-format clang-tidy abigail-tools
   clang libclang-rt-dev # libFuzzer, ASan and UBSan for the fuzz harnesses (scripts/fuzz)
 )
 rocky_packages=(

@@ -1,5 +1,6 @@
 // IPv4/IPv6 addresses and prefixes, with the pool arithmetic the profile uses.
 #pragma once
+#pragma GCC visibility push(default)  // the public API: export.hpp says why
 
 #include <array>
 #include <cstdint>
@@ -58,3 +59,4 @@ struct IpPrefix {
 };
 
 }  // namespace ibsetup
+#pragma GCC visibility pop

@@ -1,6 +1,7 @@
 // Carrying a plan out: the link backend seam, the journal that rolls back what was done, and
 // the verification that re-reads the host until it matches the profile.
 #pragma once
+#pragma GCC visibility push(default)  // the public API: export.hpp says why
 
 #include <ibsetup/address.hpp>
 #include <ibsetup/error.hpp>
@@ -90,3 +91,4 @@ private:
 void require_net_admin();
 
 }  // namespace ibsetup::apply
+#pragma GCC visibility pop

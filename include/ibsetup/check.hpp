@@ -1,6 +1,7 @@
 // Pre-flight checks: the node's fabric against the profile's expectations, each verdict with
 // the expected and the observed value.
 #pragma once
+#pragma GCC visibility push(default)  // the public API: export.hpp says why
 
 #include <ibsetup/diagnostics.hpp>
 #include <ibsetup/inventory.hpp>
@@ -151,3 +152,4 @@ Report timeout_report(const std::string& host, double timeout_s, bool profile_lo
 std::string format_report(const Report& report, const std::string& format);
 
 }  // namespace ibsetup::check
+#pragma GCC visibility pop

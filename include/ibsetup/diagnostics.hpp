@@ -1,6 +1,7 @@
 // Located messages (file:line:column: path: text) collected so that one run reports every
 // problem of an input, not just the first.
 #pragma once
+#pragma GCC visibility push(default)  // the public API: export.hpp says why
 
 #include <ibsetup/error.hpp>
 
@@ -61,3 +62,4 @@ private:
 };
 
 }  // namespace ibsetup
+#pragma GCC visibility pop

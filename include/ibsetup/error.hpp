@@ -1,5 +1,6 @@
 // Error kinds and the process exit codes they map to.
 #pragma once
+#pragma GCC visibility push(default)  // the public API: export.hpp says why
 
 #include <stdexcept>
 #include <string>
@@ -44,3 +45,4 @@ public:
 };
 
 }  // namespace ibsetup
+#pragma GCC visibility pop

@@ -1,6 +1,7 @@
 // Firmware link type (LINK_TYPE_Pn) of VPI adapters: read and set with mstflint's mstconfig,
 // compared with the profile's link_type and with what the running ports show.
 #pragma once
+#pragma GCC visibility push(default)  // the public API: export.hpp says why
 
 #include <ibsetup/error.hpp>
 #include <ibsetup/inventory.hpp>
@@ -165,3 +166,4 @@ std::string to_json(const State& state, const Report* report);
 std::string to_text(const State& state, const Report* report);
 
 }  // namespace ibsetup::firmware
+#pragma GCC visibility pop

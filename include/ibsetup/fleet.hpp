@@ -1,6 +1,7 @@
 // Fleet reports: many hosts' `check --json` lines, as `clush -w HOSTS ibsetup check --json`
 // prints them, summed up for the whole cluster.
 #pragma once
+#pragma GCC visibility push(default)  // the public API: export.hpp says why
 
 #include <ibsetup/check.hpp>
 
@@ -109,3 +110,4 @@ std::string fleet_to_text(const FleetSummary& summary);
 std::string fleet_to_json(const FleetSummary& summary);
 
 }  // namespace ibsetup::check
+#pragma GCC visibility pop

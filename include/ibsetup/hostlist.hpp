@@ -1,5 +1,6 @@
 // Slurm hostlist expressions: "cn[001-128],gpu[01-08]", "r[1-2]n[01-04]".
 #pragma once
+#pragma GCC visibility push(default)  // the public API: export.hpp says why
 
 #include <cstddef>
 #include <stdexcept>
@@ -54,3 +55,4 @@ std::string fold_hostlist(const std::vector<std::string>& hosts);
 bool is_valid_hostname(std::string_view name);
 
 }  // namespace ibsetup
+#pragma GCC visibility pop

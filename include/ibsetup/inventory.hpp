@@ -1,6 +1,7 @@
 // What the host has: HCAs, their ports and PCI links, and network devices, read from sysfs
 // (rooted at a path, so captured trees can be inspected anywhere), netlink and libibverbs.
 #pragma once
+#pragma GCC visibility push(default)  // the public API: export.hpp says why
 
 #include <ibsetup/address.hpp>
 
@@ -199,3 +200,4 @@ std::unique_ptr<VerbsSource> make_verbs_source();
 Host inspect_host(Options options);
 
 }  // namespace ibsetup::inventory
+#pragma GCC visibility pop

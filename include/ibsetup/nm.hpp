@@ -1,6 +1,7 @@
 // The live NetworkManager backend: one connection profile per declared interface, stored and
 // activated through NetworkManager's D-Bus API (libnm) inside a checkpoint.
 #pragma once
+#pragma GCC visibility push(default)  // the public API: export.hpp says why
 
 #include <ibsetup/profile.hpp>
 
@@ -68,3 +69,4 @@ Report apply_node(const profile::ResolvedNode& node, const std::string& cluster,
 std::string report_to_json(const Report& report);
 
 }  // namespace ibsetup::nm
+#pragma GCC visibility pop

@@ -7,6 +7,7 @@
 // do (src/cli/alloc_hook.cpp is the whole of it); in a program that registers nothing, parsing
 // is bounded by the other guards only.
 #pragma once
+#pragma GCC visibility push(default)  // the public API: export.hpp says why
 
 #include <cstddef>
 
@@ -25,3 +26,4 @@ struct ParseBudgetHooks {
 void set_parse_budget_hooks(const ParseBudgetHooks& hooks);
 
 }  // namespace ibsetup
+#pragma GCC visibility pop

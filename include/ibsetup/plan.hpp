@@ -1,6 +1,7 @@
 // The plan: a pure function of (desired node, observed host) -> the actions that bring the
 // host to the profile, plus the problems that forbid applying it.
 #pragma once
+#pragma GCC visibility push(default)  // the public API: export.hpp says why
 
 #include <ibsetup/address.hpp>
 #include <ibsetup/inventory.hpp>
@@ -80,3 +81,4 @@ std::string plan_to_text(const Plan& plan);
 std::string plan_to_json(const Plan& plan);
 
 }  // namespace ibsetup::plan
+#pragma GCC visibility pop

@@ -1,6 +1,7 @@
 // The cluster profile: the YAML model (one file for the whole cluster), its loading and
 // validation, and its resolution into one node's desired state.
 #pragma once
+#pragma GCC visibility push(default)  // the public API: export.hpp says why
 
 #include <ibsetup/address.hpp>
 #include <ibsetup/diagnostics.hpp>
@@ -202,3 +203,4 @@ std::string node_to_json(const ResolvedNode& node);
 std::string node_to_text(const ResolvedNode& node);
 
 }  // namespace ibsetup::profile
+#pragma GCC visibility pop

@@ -2,6 +2,7 @@
 // ping-pong check talks to on the peer. Through libibverbs and librdmacm; no traffic unless
 // asked for.
 #pragma once
+#pragma GCC visibility push(default)  // the public API: export.hpp says why
 
 #include <ibsetup/check.hpp>
 #include <ibsetup/profile.hpp>
@@ -48,3 +49,4 @@ int run_responder(const ResponderOptions& options,
                   const std::function<void(const std::string&)>& log);
 
 }  // namespace ibsetup::check
+#pragma GCC visibility pop

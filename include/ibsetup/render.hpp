@@ -1,6 +1,7 @@
 // Offline rendering: persistent configuration for a node written under a root directory
 // (kickstart %post, image builds), with no daemon running.
 #pragma once
+#pragma GCC visibility push(default)  // the public API: export.hpp says why
 
 #include <ibsetup/profile.hpp>
 
@@ -107,3 +108,4 @@ std::string fill_template(const std::string& text,
 std::string shell_quote(std::string_view value);
 
 }  // namespace ibsetup::render
+#pragma GCC visibility pop

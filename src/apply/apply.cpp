@@ -1,7 +1,7 @@
 #include "common/strings.hpp"
+#include "common/json.hpp"
 
 #include <ibsetup/apply.hpp>
-#include <ibsetup/json.hpp>
 
 #include <algorithm>
 #include <chrono>

@@ -1,8 +1,8 @@
 // Check results: ids, settings, and the three output formats.
 #include <ibsetup/check.hpp>
-#include <ibsetup/json.hpp>
 
 #include "common/strings.hpp"
+#include "common/json.hpp"
 
 #include <algorithm>
 #include <sstream>

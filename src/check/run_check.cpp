@@ -4,7 +4,7 @@
 #include <ibsetup/error.hpp>
 #include <ibsetup/plan.hpp>
 #include <ibsetup/rdma_check.hpp>
-#include <ibsetup/slurm.hpp>
+#include "check/slurm.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,8 +1,8 @@
 #include <ibsetup/error.hpp>
-#include <ibsetup/process.hpp>
-#include <ibsetup/slurm.hpp>
 
 #include "common/strings.hpp"
+#include "common/process.hpp"
+#include "check/slurm.hpp"
 
 #include <sstream>
 

@@ -1,11 +1,11 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "common/strings.hpp"
+#include "check/slurm.hpp"
 
 #include <ibsetup/check.hpp>
 #include <ibsetup/error.hpp>
 #include <ibsetup/profile.hpp>
-#include <ibsetup/slurm.hpp>
 
 #include <CLI/CLI.hpp>
 

@@ -1,8 +1,8 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "common/strings.hpp"
+#include "common/json.hpp"
 
-#include <ibsetup/json.hpp>
 #include <ibsetup/profile.hpp>
 
 #include <CLI/CLI.hpp>

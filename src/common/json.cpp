@@ -1,4 +1,4 @@
-#include <ibsetup/json.hpp>
+#include "common/json.hpp"
 
 #include "common/strings.hpp"
 

@@ -2,7 +2,7 @@
 
 #include "common/strings.hpp"
 
-#include <ibsetup/json.hpp>
+#include "common/json.hpp"
 
 #include <algorithm>
 #include <climits>

@@ -1,5 +1,6 @@
 #include <ibsetup/error.hpp>
-#include <ibsetup/process.hpp>
+
+#include "common/process.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,5 +1,6 @@
 // Small string helpers shared across the library.
 #pragma once
+#pragma GCC visibility push(default)  // for the CLI: src/libibsetup.map.in says why
 
 #include <cstdint>
 #include <optional>
@@ -62,3 +63,4 @@ std::string describe_char(std::string_view s, size_t i);
 std::string excerpt(std::string_view s, size_t max);
 
 }  // namespace ibsetup::util
+#pragma GCC visibility pop

@@ -1,6 +1,7 @@
 // The Tool that runs mstflint's mstconfig, and the meaning of its failures.
 #include <ibsetup/firmware.hpp>
-#include <ibsetup/process.hpp>
+
+#include "common/process.hpp"
 
 #include <algorithm>
 #include <sstream>

@@ -1,7 +1,7 @@
 #include <ibsetup/firmware.hpp>
-#include <ibsetup/json.hpp>
 
 #include "common/strings.hpp"
+#include "common/json.hpp"
 
 #include <sstream>
 

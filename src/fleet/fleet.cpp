@@ -2,11 +2,11 @@
 #include "fleet/fleet_lines.hpp"
 #include "common/json_read.hpp"
 #include "common/strings.hpp"
+#include "common/json.hpp"
 
 #include <ibsetup/error.hpp>
 #include <ibsetup/fleet.hpp>
 #include <ibsetup/hostlist.hpp>
-#include <ibsetup/json.hpp>
 
 #include <algorithm>
 #include <set>

@@ -1,9 +1,9 @@
 // Fleet reports: the summary for people and as JSON.
 #include <ibsetup/fleet.hpp>
 #include <ibsetup/hostlist.hpp>
-#include <ibsetup/json.hpp>
 
 #include "common/strings.hpp"
+#include "common/json.hpp"
 
 #include <algorithm>
 #include <sstream>

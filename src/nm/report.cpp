@@ -1,6 +1,7 @@
 // The live backend's JSON report (no libnm: part of the core library).
-#include <ibsetup/json.hpp>
 #include <ibsetup/nm.hpp>
+
+#include "common/json.hpp"
 
 namespace ibsetup::nm {
 

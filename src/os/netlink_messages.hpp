@@ -1,5 +1,5 @@
 // The rtnetlink requests apply sends, built apart from the socket so tests can check their
-// attribute layout (FACTS.md: IFLA_LINKINFO { IFLA_INFO_KIND "ipoib", IFLA_INFO_DATA {
+// attribute layout (docs/facts.md: IFLA_LINKINFO { IFLA_INFO_KIND "ipoib", IFLA_INFO_DATA {
 // IFLA_IPOIB_PKEY u16, IFLA_IPOIB_MODE u16 } }).
 #pragma once
 

@@ -1,6 +1,6 @@
 #include "common/strings.hpp"
+#include "common/json.hpp"
 
-#include <ibsetup/json.hpp>
 #include <ibsetup/profile.hpp>
 
 #include <cstdio>

@@ -1,5 +1,6 @@
 #!/bin/bash
-# The live NetworkManager backend against a real, private NetworkManager (TESTING.md tier 4):
+# The live NetworkManager backend against a real, private NetworkManager (docs/facts.md,
+# test tier 4):
 # store-only apply, idempotence, in-place update, checkpoint rollback on a failed activation,
 # foreign profiles and --adopt, backend auto, and offline keyfiles equal to live profiles.
 # Needs root; exits 77 otherwise. Usage: live_apply_test.sh IBSETUP SOURCE_DIR

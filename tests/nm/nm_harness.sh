@@ -1,6 +1,6 @@
 #!/bin/bash
-# A private NetworkManager for tests (TESTING.md tier 4): its own D-Bus system bus, its own
-# network namespace with a veth pair ib0/ib1, its own state directories, a read-only /sys.
+# A private NetworkManager for tests (docs/facts.md, test tier 4): its own D-Bus system bus,
+# its own network namespace with a veth pair ib0/ib1, its own state directories, a read-only /sys.
 # Source this file, then: nm_start KEYFILE_DIR; ...; nm_stop (also run it from a trap).
 # Sets NM_DIR, NM_NS and exports DBUS_SYSTEM_BUS_ADDRESS so nmcli and libnm talk to it.
 

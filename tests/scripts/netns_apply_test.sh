@@ -1,6 +1,7 @@
 #!/bin/bash
 # Apply over the real kernel netlink, in throw-away network namespaces where veth pairs named
-# like IPoIB interfaces stand in for ib0/ib1 (TESTING.md tier 3). Needs root; exits 77 otherwise.
+# like IPoIB interfaces stand in for ib0/ib1 (docs/facts.md, test tier 3). Needs root; exits 77
+# otherwise.
 # Usage: netns_apply_test.sh IBSETUP
 set -uo pipefail
 ibsetup=$1

@@ -1,7 +1,7 @@
 #!/bin/bash
 # ibsetup check's IP connectivity to peers over the real kernel, in throw-away network
-# namespaces (TESTING.md tier 3): node pa reaches pb over ib0 <-> ib0 (veth stand-ins); pc
-# does not exist; pb's ib1 address is reachable from pa only through the wrong rail (ib0),
+# namespaces (docs/facts.md, test tier 3): node pa reaches pb over ib0 <-> ib0 (veth
+# stand-ins); pc does not exist; pb's ib1 address is reachable from pa only through the wrong rail (ib0),
 # which a plain ping accepts and ibsetup check must not. Needs root; exits 77 otherwise.
 # Usage: netns_check_test.sh IBSETUP
 set -uo pipefail

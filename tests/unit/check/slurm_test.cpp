@@ -1,5 +1,5 @@
 // The Slurm drain reason is an argument of scontrol: printable, one line, never cut by a NUL.
-#include <ibsetup/slurm.hpp>
+#include "check/slurm.hpp"
 
 #include <gtest/gtest.h>
 

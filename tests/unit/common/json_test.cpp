@@ -1,7 +1,7 @@
 #include "common/json_read.hpp"
+#include "common/json.hpp"
 
 #include <ibsetup/error.hpp>
-#include <ibsetup/json.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // The process runner, with real programs.
 #include "gtest_compat.hpp"
+#include "common/process.hpp"
 
 #include <ibsetup/error.hpp>
-#include <ibsetup/process.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>

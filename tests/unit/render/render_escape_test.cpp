@@ -1,9 +1,9 @@
 // Hostile values in rendered files (issue 13): whatever validation lets through, an ifcfg
 // value, a keyfile value or a hosts entry reads back as exactly that value.
 #include "test_util.hpp"
+#include "common/process.hpp"
 
 #include <ibsetup/error.hpp>
-#include <ibsetup/process.hpp>
 #include <ibsetup/render.hpp>
 
 #include <glib.h>

@@ -1,6 +1,7 @@
 // Slurm integration of `ibsetup check --slurm-drain`: drain a node whose check failed, and
 // resume one that passes only when ibsetup drained it (operators' own reasons are kept).
 #pragma once
+#pragma GCC visibility push(default)  // for the CLI: src/libibsetup.map.in says why
 
 #include <ibsetup/check.hpp>
 
@@ -25,3 +26,4 @@ SlurmOutcome slurm_update(const Report& report, const std::string& node,
 std::string drain_reason(const Report& report);
 
 }  // namespace ibsetup::check
+#pragma GCC visibility pop

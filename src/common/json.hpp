@@ -1,5 +1,6 @@
 // A small streaming JSON writer for the documented --json outputs.
 #pragma once
+#pragma GCC visibility push(default)  // for the CLI: src/libibsetup.map.in says why
 
 #include <cstdint>
 #include <optional>
@@ -48,3 +49,4 @@ private:
 std::string json_quote(std::string_view s);
 
 }  // namespace ibsetup
+#pragma GCC visibility pop
