@@ -196,7 +196,7 @@ mkdir -p "$fw_state"
 echo "LINK_TYPE_P1=IB" >"$fw_state/0000:3b:00.0"
 fw_yaml eth >"$work/fw-eth.yaml"
 snapshot "$work/v6-offline/etc/NetworkManager/system-connections" >"$work/before"
-out=$(IBSETUP_REBOOT_MARKER=$work/reboot on_fixture "$ibsetup" apply "$work/fw-eth.yaml" \
+out=$(on_fixture "$ibsetup" apply "$work/fw-eth.yaml" --reboot-marker "$work/reboot" \
   --node nm01 --backend networkmanager --no-activate --mstconfig "$work/mstconfig" \
   --lock-file "$work/lock" 2>&1)
 expect "NM + firmware change: exit 9 (reboot)" "$?" 9

@@ -256,7 +256,8 @@ TEST(Apply, ReportJson)
   r.host = "n1";
   r.changes = 2;
   r.done = {"~ ib0 up"};
-  EXPECT_EQ(R"({"host":"n1","ok":true,"changes":2,"done":["~ ib0 up"],"rollback":[],)"
+  EXPECT_EQ(R"({"host":"n1","backend":"netlink","ok":true,"changes":2,"done":["~ ib0 up"],)"
+            R"("rollback":[],)"
             R"("not_converged":[],"failure":null})"
             "\n",
             apply::report_to_json(r));
