@@ -92,8 +92,7 @@ Report apply_plan(const plan::Plan& plan, LinkBackend& backend,
 // apart. Fills report.not_converged with what still differs ("desired X, current Y") and sets
 // report.failure when the host did not converge, could not be read or the run was interrupted.
 // Returns report.ok().
-bool verify_host(const std::function<plan::Plan()>& replan, const Options& options,
-                 Report& report);
+bool verify_host(const std::function<plan::Plan()>& replan, const Options& options, Report& report);
 
 // netlink: {"host", "backend", "ok", "changes", "done", "rollback", "not_converged", "failure"};
 // networkmanager adds "unchanged", "foreign" and "checkpoint" (see README, apply --json).

@@ -46,9 +46,7 @@ public:
 // The host is missing something: a file, a permission, a program.
 class EnvironmentError : public Error {
 public:
-  explicit EnvironmentError(const std::string& message) : Error(ErrorKind::environment, message)
-  {
-  }
+  explicit EnvironmentError(const std::string& message) : Error(ErrorKind::environment, message) {}
 };
 
 }  // namespace ibsetup

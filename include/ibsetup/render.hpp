@@ -117,11 +117,11 @@ struct FileOutcome;
 
 struct NodeOptions {
   Format format = Format::nm_keyfile;
-  std::string root;           // required
-  std::string templates;      // --templates, searched first when set
-  std::string data_templates; // the installed templates, searched after root/etc/ibsetup/templates
-  std::string hosts_pattern;  // Format::hosts
-  bool dry_run = false;       // check_file instead of write_file
+  std::string root;            // required
+  std::string templates;       // --templates, searched first when set
+  std::string data_templates;  // the installed templates, searched after root/etc/ibsetup/templates
+  std::string hosts_pattern;   // Format::hosts
+  bool dry_run = false;        // check_file instead of write_file
   // Called after each file, before the next is written (a later failure throws).
   std::function<void(const FileOutcome&)> on_file;
 };

@@ -138,8 +138,7 @@ const char* to_string(Backend backend)
   return backend == Backend::networkmanager ? "networkmanager" : "netlink";
 }
 
-bool verify_host(const std::function<plan::Plan()>& replan, const Options& options,
-                 Report& report)
+bool verify_host(const std::function<plan::Plan()>& replan, const Options& options, Report& report)
 {
   // Addresses and carrier settle asynchronously: re-read a few times before judging.
   for (int i = 0; i < options.verify_tries; ++i) {

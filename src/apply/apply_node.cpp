@@ -28,22 +28,19 @@ void tell(const std::function<void(const firmware::StepOutcome&)>& f,
 
 // The firmware step comes first whatever the backend: a port that changes link type at the
 // next boot makes interface changes now pointless. Returns false when apply stops there.
-bool run_firmware(const profile::ResolvedNode& node, const NodeOptions& options,
-                  NodeOutcome& out)
+bool run_firmware(const profile::ResolvedNode& node, const NodeOptions& options, NodeOutcome& out)
 {
+  // The host is read only when the step runs.
+  const bool runs = !options.firmware.skip && firmware::declares_link_type(node);
+  const inventory::Host host =
+      runs ? inventory::inspect_node(node, k_live_root) : inventory::Host{};
   if (options.dry_run) {
     // A dry run changes nothing, so like plan it reports what it cannot know and goes on.
-    out.firmware = options.firmware.skip || !firmware::declares_link_type(node)
-                       ? firmware::query_step(node, {}, k_live_root, options.firmware)
-                       : firmware::query_step(node, inventory::inspect_node(node, k_live_root),
-                                              k_live_root, options.firmware);
+    out.firmware = firmware::query_step(node, host, k_live_root, options.firmware);
     tell(options.on_firmware, out.firmware);
     return true;
   }
-  out.firmware = options.firmware.skip || !firmware::declares_link_type(node)
-                     ? firmware::firmware_step(node, {}, options.firmware)
-                     : firmware::firmware_step(node, inventory::inspect_node(node, k_live_root),
-                                               options.firmware);
+  out.firmware = firmware::firmware_step(node, host, options.firmware);
   tell(options.on_firmware, out.firmware);
   out.result = out.firmware.result;
   return out.result == ErrorKind::ok;
@@ -90,8 +87,7 @@ void apply_networkmanager(const profile::ResolvedNode& node, const std::string& 
   }
 }
 
-void apply_netlink(const profile::ResolvedNode& node, const NodeOptions& options,
-                   NodeOutcome& out)
+void apply_netlink(const profile::ResolvedNode& node, const NodeOptions& options, NodeOutcome& out)
 {
   const plan::Options plan_options{options.prune || node.prune};
   const auto replan = [&node, plan_options] {

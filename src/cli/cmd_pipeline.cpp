@@ -71,9 +71,8 @@ void print_networkmanager(const apply::NodeOutcome& out, const std::string& host
       std::cout << "  " << util::escape_text(line) << '\n';
     }
     if (!quiet) {
-      std::cout << util::escape_text(host) << ": " << report.done.size()
-                << " profiles to change, " << report.unchanged.size()
-                << " unchanged (dry run, nothing sent)\n";
+      std::cout << util::escape_text(host) << ": " << report.done.size() << " profiles to change, "
+                << report.unchanged.size() << " unchanged (dry run, nothing sent)\n";
     }
   } else if (report.ok()) {
     if (!quiet) {
@@ -86,14 +85,15 @@ void print_networkmanager(const apply::NodeOutcome& out, const std::string& host
       std::cerr << "  not converged: " << util::escape_text(line) << '\n';
     }
     print_error(report.failure + "; " +
-                (report.checkpoint.empty() ? std::string("nothing was changed")
-                                           : "rolled back through checkpoint " + report.checkpoint));
+                (report.checkpoint.empty()
+                     ? std::string("nothing was changed")
+                     : "rolled back through checkpoint " + report.checkpoint));
   }
 }
 
 // The netlink backend's outcome (after the firmware step).
-void print_netlink(const apply::NodeOutcome& out, const std::string& host, bool dry_run,
-                   bool json, bool quiet)
+void print_netlink(const apply::NodeOutcome& out, const std::string& host, bool dry_run, bool json,
+                   bool quiet)
 {
   const plan::Plan& p = *out.plan;
   if (dry_run) {
@@ -167,8 +167,9 @@ PipelineCommands::PipelineCommands(CLI::App& app)
   m_apply->add_option("--lock-file", m_lock_file,
                       "The lock that allows one apply at a time (default /run/ibsetup.lock)");
   // Hidden (empty group): for tests and demos, see README "Options for tests".
-  m_apply->add_option("--step-delay-ms", m_step_delay_ms,
-                      "Pause after each step, both backends (tests of interruption; demos)")
+  m_apply
+      ->add_option("--step-delay-ms", m_step_delay_ms,
+                   "Pause after each step, both backends (tests of interruption; demos)")
       ->group("");
 }
 
@@ -186,8 +187,8 @@ int PipelineCommands::run()
 int PipelineCommands::plan()
 {
   const Desired d = load(m_file, m_node, m_quiet);
-  const auto result = apply::plan_node(d.node, m_sysfs_root, {m_prune || d.node.prune},
-                                       m_firmware.resolved());
+  const auto result =
+      apply::plan_node(d.node, m_sysfs_root, {m_prune || d.node.prune}, m_firmware.resolved());
   std::cout << (m_json ? plan::plan_to_json(result.plan) : plan::plan_to_text(result.plan));
   print_firmware_section(result.firmware, m_json);
   if (!result.plan.errors.empty()) {
@@ -237,8 +238,8 @@ int PipelineCommands::apply()
     if (p != nullptr) {
       print_warnings(p->warnings, !talk);
       if (talk) {
-        std::cout << "applying " << p->actions.size() << " changes to "
-                  << util::escape_text(host) << "\n";
+        std::cout << "applying " << p->actions.size() << " changes to " << util::escape_text(host)
+                  << "\n";
       }
     } else if (talk) {
       std::cout << (m_dry_run ? "checking " : "applying ") << d.node.interfaces.size()

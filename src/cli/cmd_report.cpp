@@ -89,7 +89,7 @@ int ReportCommands::run()
       expected = expand_hostlist(m_expect);
     } catch (const HostlistError& e) {
       throw Error(ErrorKind::usage, "--expect '" + m_expect + "': at offset " +
-                                       std::to_string(e.offset()) + ": " + e.what());
+                                        std::to_string(e.offset()) + ": " + e.what());
     }
   }
   if (!m_profile.empty()) {

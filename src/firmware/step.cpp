@@ -16,17 +16,31 @@ bool StepOutcome::changes() const
   return false;
 }
 
-StepOutcome query_step(const profile::ResolvedNode& node, const inventory::Host& host,
-                       const std::string& sysfs_root, const StepOptions& options)
+namespace {
+
+// The outcome when the step does not run (--no-firmware, no link_type declared).
+std::optional<StepOutcome> not_run(const profile::ResolvedNode& node, const StepOptions& options)
 {
-  StepOutcome out;
   if (options.skip) {
-    return out;
+    return StepOutcome{};
   }
   if (!declares_link_type(node)) {
+    StepOutcome out;
     out.status = StepStatus::not_declared;
     return out;
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+StepOutcome query_step(const profile::ResolvedNode& node, const inventory::Host& host,
+                       const std::string& sysfs_root, const StepOptions& options)
+{
+  if (auto skipped = not_run(node, options)) {
+    return *skipped;
+  }
+  StepOutcome out;
   // A captured tree's PCI addresses are not this machine's: asking this machine's adapters
   // about them would describe the wrong hardware, unless a --mstconfig for the tree is given.
   const bool query = inventory::is_live_root(sysfs_root) || !options.mstconfig.empty();
@@ -64,13 +78,8 @@ StepOutcome set_step(const State& state, Tool& tool, const StepOptions& options)
 StepOutcome firmware_step(const profile::ResolvedNode& node, const inventory::Host& host,
                           const StepOptions& options)
 {
-  StepOutcome out;
-  if (options.skip) {
-    return out;
-  }
-  if (!declares_link_type(node)) {
-    out.status = StepStatus::not_declared;
-    return out;
+  if (auto skipped = not_run(node, options)) {
+    return *skipped;
   }
   const auto tool = make_mstconfig(options.mstconfig, options.timeout);
   return set_step(query_state(node, host, tool.get()), *tool, options);

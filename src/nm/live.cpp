@@ -339,7 +339,11 @@ class LiveSteps : public Steps {
 public:
   LiveSteps(Client& client, const profile::ResolvedNode& node, std::vector<Item>& items,
             const Options& options, Report& report)
-      : m_client(client), m_node(node), m_items(items), m_options(options), m_report(report),
+      : m_client(client),
+        m_node(node),
+        m_items(items),
+        m_options(options),
+        m_report(report),
         m_session(client, options, report)
   {
   }

@@ -27,10 +27,10 @@ void check_host_name(const std::string& name, const std::string& pattern)
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
           c == '-' || c == '_')) {
       throw Error(ErrorKind::usage, "--hosts-pattern '" + util::escape_text(pattern) +
-                                       "' gives the host name '" + util::escape_text(name) +
-                                       "', which contains " + util::describe_char(name, i) +
-                                       "; host names may hold only ASCII letters, digits, '.', "
-                                       "'-' and '_'");
+                                        "' gives the host name '" + util::escape_text(name) +
+                                        "', which contains " + util::describe_char(name, i) +
+                                        "; host names may hold only ASCII letters, digits, '.', "
+                                        "'-' and '_'");
     }
   }
 }

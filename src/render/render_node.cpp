@@ -45,8 +45,7 @@ std::vector<FileOutcome> render_node(const profile::Profile& profile,
   std::vector<FileOutcome> out;
   out.reserve(files.size());
   for (auto& f : files) {
-    const auto result =
-        options.dry_run ? check_file(options.root, f) : write_file(options.root, f);
+    const auto result = options.dry_run ? check_file(options.root, f) : write_file(options.root, f);
     out.push_back({std::move(f), result});
     if (options.on_file) {
       options.on_file(out.back());

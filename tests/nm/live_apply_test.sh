@@ -80,6 +80,8 @@ expect "activation failure: reported, rolled back" \
   "$(jq_ 'd["ok"], d["changes"], d["checkpoint"] is not None, len(d["rollback"]) > 0' <<<"$out")" \
   "False 0 True True"
 contains "activation failure: NM's reason" "$(jq_ 'd["failure"]' <<<"$out")" "activate ibsetup-ib0"
+expect "activation failure: one report type, never verified against the host" \
+  "$(jq_ 'd["backend"], d["not_converged"]' <<<"$out")" "networkmanager []"
 snapshot "$conns" >"$work/after"
 expect "activation failure: profiles exactly as before" "$(diff "$work/before" "$work/after")" ""
 expect "activation failure: no checkpoint left" \

@@ -79,8 +79,7 @@ TEST(NmSequence, HostThatDoesNotMatchRollsBackThroughTheCheckpoint)
   EXPECT_EQ(3, replans);  // every try, then judged
   EXPECT_EQ("verify against the host: verification failed: ib0 mtu: desired 4092, current 2044",
             report.failure);
-  EXPECT_EQ(std::vector<std::string>{"ib0 mtu: desired 4092, current 2044"},
-            report.not_converged);
+  EXPECT_EQ(std::vector<std::string>{"ib0 mtu: desired 4092, current 2044"}, report.not_converged);
   EXPECT_EQ(0U, report.changes);
   EXPECT_EQ((std::vector<std::string>{"step create checkpoint", "step add ibsetup-ib0",
                                       "step verify ibsetup-ib0", "step activate ibsetup-ib0",
