@@ -143,6 +143,14 @@ struct NodePlan {
 NodePlan plan_node(const profile::ResolvedNode& node, const std::string& sysfs_root,
                    const plan::Options& options, const firmware::StepOptions& firmware);
 
+// The `firmware` command: reads the node's link types (sysfs_root may be a captured tree, then
+// options.mstconfig is required by the caller) and, with set, takes the apply lock and sets
+// those that differ (firmware::set_step). Unlike query_step, a failing query throws.
+firmware::StepOutcome firmware_node(const profile::ResolvedNode& node,
+                                    const std::string& sysfs_root,
+                                    const firmware::StepOptions& options, bool set,
+                                    const std::string& lock_file, int wait_seconds);
+
 struct NodeOptions {
   BackendRequest backend = BackendRequest::automatic;
   bool dry_run = false;  // plan and query, change nothing, take no lock

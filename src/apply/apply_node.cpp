@@ -155,6 +155,28 @@ NodePlan plan_node(const profile::ResolvedNode& node, const std::string& sysfs_r
   return out;
 }
 
+firmware::StepOutcome firmware_node(const profile::ResolvedNode& node,
+                                    const std::string& sysfs_root,
+                                    const firmware::StepOptions& options, bool set,
+                                    const std::string& lock_file, int wait_seconds)
+{
+  firmware::StepOutcome out;
+  if (!firmware::declares_link_type(node)) {
+    out.status = firmware::StepStatus::not_declared;
+    out.state.host = node.host;
+    return out;
+  }
+  const auto host = inventory::inspect_node(node, sysfs_root);
+  const auto tool = firmware::make_mstconfig(options.mstconfig, options.timeout);
+  if (!set) {
+    out.status = firmware::StepStatus::queried;
+    out.state = firmware::query_state(node, host, tool.get());
+    return out;
+  }
+  const ApplyLock lock(lock_file, wait_seconds);
+  return firmware::set_step(firmware::query_state(node, host, tool.get()), *tool, options);
+}
+
 NodeOutcome apply_node(const profile::ResolvedNode& node, const std::string& cluster,
                        const NodeOptions& options)
 {

@@ -141,22 +141,14 @@ int FirmwareCommands::run()
   auto profile = profile::load_profile(m_file);
   print_warnings(profile.warnings, m_quiet);
   const auto node = resolve_node_arg(profile, m_node);
-  if (!firmware::declares_link_type(node)) {
-    firmware::State none;
-    none.host = node.host;
-    std::cout << (m_json ? firmware::to_json(none, nullptr) : firmware::to_text(none, nullptr));
-    return 0;
+  const auto outcome =
+      apply::firmware_node(node, m_sysfs_root, options, m_apply, m_lock_file, m_wait);
+  if (outcome.status == firmware::StepStatus::set) {
+    return print_set(outcome, m_quiet, m_json);
   }
-  const auto host = inventory::inspect_node(node, m_sysfs_root);
-  const auto tool = firmware::make_mstconfig(options.mstconfig, options.timeout);
-  if (!m_apply) {
-    const auto state = firmware::query_state(node, host, tool.get());
-    std::cout << (m_json ? firmware::to_json(state, nullptr) : firmware::to_text(state, nullptr));
-    return 0;
-  }
-  const apply::ApplyLock lock(m_lock_file, m_wait);
-  const auto state = firmware::query_state(node, host, tool.get());
-  return print_set(firmware::set_step(state, *tool, options), m_quiet, m_json);
+  std::cout << (m_json ? firmware::to_json(outcome.state, nullptr)
+                       : firmware::to_text(outcome.state, nullptr));
+  return 0;
 }
 
 }  // namespace ibsetup::cli
