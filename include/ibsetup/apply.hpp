@@ -5,6 +5,7 @@
 
 #include <ibsetup/address.hpp>
 #include <ibsetup/error.hpp>
+#include <ibsetup/firmware.hpp>
 #include <ibsetup/plan.hpp>
 
 #include <functional>
@@ -18,7 +19,7 @@ namespace ibsetup::apply {
 // The kernel (or another backend) refused an operation; what() says which and why.
 class BackendError : public Error {
 public:
-  explicit BackendError(const std::string& message) : Error(ExitCode::apply_failed, message) {}
+  explicit BackendError(const std::string& message) : Error(ErrorKind::apply_failed, message) {}
 };
 
 // The operations apply needs on links and addresses. One implementation over rtnetlink
@@ -52,12 +53,30 @@ struct Options {
   std::function<void(const std::string&)> progress;
 };
 
+// Which backend carries out a node's changes.
+enum class Backend { netlink, networkmanager };
+
+const char* to_string(Backend backend);
+
+// A profile on a declared interface that ibsetup did not create (NetworkManager backend).
+struct Foreign {
+  std::string interface;
+  std::string id;
+  std::string uuid;
+  std::string saved;  // with --adopt: the keyfile it was saved to before deletion
+};
+
+// What an apply did, for both backends. The NetworkManager-only members stay empty for netlink.
 struct Report {
   std::string host;
+  Backend backend = Backend::netlink;
   size_t changes = 0;                      // actions carried out (and kept)
   std::vector<std::string> done;           // descriptions of the actions carried out
+  std::vector<std::string> unchanged;      // NetworkManager: profiles that already matched
+  std::vector<Foreign> foreign;            // NetworkManager: other profiles on the interfaces
   std::vector<std::string> rollback;       // each rollback step with its outcome
   std::vector<std::string> not_converged;  // "ib0 mtu: desired 4092, current 2044"
+  std::string checkpoint;                  // NetworkManager: D-Bus path of the checkpoint
   std::string failure;                     // empty on success
   bool ok() const { return failure.empty(); }
 };
@@ -69,7 +88,15 @@ struct Report {
 Report apply_plan(const plan::Plan& plan, LinkBackend& backend,
                   const std::function<plan::Plan()>& replan, const Options& options);
 
-// {"host", "ok", "changes", "done", "rollback", "not_converged", "failure"}
+// The verification both backends run after their changes: calls replan() until it returns
+// neither actions nor errors, up to options.verify_tries times, options.verify_interval_ms
+// apart. Fills report.not_converged with what still differs ("desired X, current Y") and sets
+// report.failure when the host did not converge, could not be read or the run was interrupted.
+// Returns report.ok().
+bool verify_host(const std::function<plan::Plan()>& replan, const Options& options, Report& report);
+
+// netlink: {"host", "backend", "ok", "changes", "done", "rollback", "not_converged", "failure"};
+// networkmanager adds "unchanged", "foreign" and "checkpoint" (see README, apply --json).
 std::string report_to_json(const Report& report);
 
 // An exclusive, host-wide lock (flock) for one apply or firmware --apply at a time. Waits up to
@@ -89,6 +116,88 @@ private:
 // Throws EnvironmentError naming the missing capability unless this process has
 // CAP_NET_ADMIN (checked before any change).
 void require_net_admin();
+
+// --backend: auto (the profile's, else what NetworkManager manages), or one named.
+enum class BackendRequest { automatic, networkmanager, netlink };
+
+// Which backend a node is applied through, and why (for the user).
+struct BackendPick {
+  Backend backend = Backend::netlink;
+  std::string why;  // "netlink: asked for with --backend"
+};
+
+// request wins, then the profile's backend, then nm::choose_backend. Throws InputError when the
+// node's interfaces ask for different backends.
+BackendPick pick_backend(BackendRequest request, const profile::ResolvedNode& node);
+
+// plan_node: the plan and the firmware section.
+struct NodePlan {
+  inventory::Host host;
+  plan::Plan plan;
+  firmware::StepOutcome firmware;
+  // Interface changes or link types would change (plan --detailed-exitcode).
+  bool changes() const { return !plan.actions.empty() || firmware.changes(); }
+};
+
+// Observes sysfs_root (inventory::inspect_node) and plans the node; queries the firmware link
+// types without setting them (firmware::query_step).
+NodePlan plan_node(const profile::ResolvedNode& node, const std::string& sysfs_root,
+                   const plan::Options& options, const firmware::StepOptions& firmware);
+
+// The `firmware` command: reads the node's link types (sysfs_root may be a captured tree, then
+// options.mstconfig is required by the caller) and, with set, takes the apply lock and sets
+// those that differ (firmware::set_step). Unlike query_step, a failing query throws.
+firmware::StepOutcome firmware_node(const profile::ResolvedNode& node,
+                                    const std::string& sysfs_root,
+                                    const firmware::StepOptions& options, bool set,
+                                    const std::string& lock_file, int wait_seconds);
+
+struct NodeOptions {
+  BackendRequest backend = BackendRequest::automatic;
+  bool dry_run = false;  // plan and query, change nothing, take no lock
+  bool prune = false;    // also the profile's prune
+  std::string lock_file = "/run/ibsetup.lock";
+  int wait_seconds = 0;
+  // NetworkManager backend only (Error(usage) with netlink when changed).
+  bool activate = true;
+  bool adopt = false;
+  std::string adopt_dir = "/var/lib/ibsetup/adopted";
+  unsigned rollback_timeout_s = 120;
+  firmware::StepOptions firmware;
+  // Verification, step delay, interruption poll and progress lines of both backends.
+  Options steps;
+  // Called as soon as each stage is known, so a front end can print in order: the backend
+  // chosen, the firmware step's outcome, and (netlink: with the plan) just before the first
+  // change. All may be empty.
+  std::function<void(const BackendPick&)> on_backend;
+  std::function<void(const firmware::StepOutcome&)> on_firmware;
+  std::function<void(const plan::Plan*)> before_changes;
+  // Called once the lock is held; what it returns lives until the changes end (the command
+  // line turns SIGINT/SIGTERM into steps.interrupted there, not while waiting for the lock).
+  std::function<std::shared_ptr<void>()> while_locked;
+};
+
+struct NodeOutcome {
+  // ok; bad_input (the plan has errors, nothing changed); environment (firmware failed);
+  // reboot_required (a link type changes at the next boot: interfaces left alone);
+  // apply_failed (rolled back, the report says what and why).
+  ErrorKind result = ErrorKind::ok;
+  BackendPick backend;
+  firmware::StepOutcome firmware;
+  // netlink: the plan carried out (or refused, or only shown by a dry run).
+  std::optional<plan::Plan> plan;
+  Report report;  // empty until a backend ran
+  bool ran = false;
+  // Plan warnings (netlink) and the foreign profiles left alone (NetworkManager), as text.
+  std::vector<std::string> warnings;
+};
+
+// apply for one node: backend choice, then (unless a dry run) the lock, the firmware step, the
+// changes through the backend, verification against the host and rollback on failure.
+// Throws Error for what stops it before any change (usage, lock busy, missing capability,
+// NetworkManager unreachable); every later outcome is in the result.
+NodeOutcome apply_node(const profile::ResolvedNode& node, const std::string& cluster,
+                       const NodeOptions& options);
 
 }  // namespace ibsetup::apply
 #pragma GCC visibility pop

@@ -16,7 +16,7 @@
 
 namespace ibsetup::firmware {
 
-// Where the marker for kickstart and automation goes unless IBSETUP_REBOOT_MARKER names another.
+// Where the marker for kickstart and automation goes (StepOptions::reboot_marker by default).
 extern const char* const k_reboot_marker;
 
 // mstconfig output, parsed. Only what ibsetup needs is interpreted; every other line must be
@@ -164,6 +164,53 @@ void update_reboot_marker(const std::string& path, const State& state);
 // The documented `firmware --json` object, and the same for people.
 std::string to_json(const State& state, const Report* report);
 std::string to_text(const State& state, const Report* report);
+
+// The firmware step of plan, apply and `firmware`: what to run and where to record a reboot.
+struct StepOptions {
+  bool skip = false;      // --no-firmware
+  std::string mstconfig;  // empty: found on the clean PATH
+  // mstconfig set can take several seconds on a busy adapter; a hung one must not hang a
+  // kickstart forever.
+  std::chrono::milliseconds timeout{60000};
+  std::string reboot_marker = k_reboot_marker;
+};
+
+enum class StepStatus {
+  skipped,       // --no-firmware
+  not_declared,  // the profile sets no link_type for the node
+  unknown,       // the next-boot values could not be read (StepOutcome::unknown says why)
+  queried,       // read, nothing set (plan, dry run, `firmware` without --apply)
+  set,           // the ports that differed were set and confirmed (report)
+};
+
+struct StepOutcome {
+  StepStatus status = StepStatus::skipped;
+  State state;                   // as queried, before any change
+  std::optional<Report> report;  // status set
+  std::string unknown;           // status unknown: the reason
+  std::string marker;            // status set: the reboot marker written or removed
+  // ok; environment when setting failed (what was set before stays, report.done);
+  // reboot_required when a link type changes at the next boot.
+  ErrorKind result = ErrorKind::ok;
+
+  // Link types would change (plan --detailed-exitcode).
+  bool changes() const;
+};
+
+// Reads the node's link types without setting any (plan's firmware section, apply --dry-run).
+// A captured tree (sysfs_root not this machine's /sys) is queried only with options.mstconfig.
+// A query failure is not thrown: status unknown with the reason.
+StepOutcome query_step(const profile::ResolvedNode& node, const inventory::Host& host,
+                       const std::string& sysfs_root, const StepOptions& options);
+
+// Sets what differs in state through tool, confirms it and writes the reboot marker (even after
+// a failure: what was set before it still takes effect at the next boot).
+StepOutcome set_step(const State& state, Tool& tool, const StepOptions& options);
+
+// apply's step, run under apply's lock before any link change: queries the live host and sets
+// the link types that differ. Throws Error on failures before anything was set.
+StepOutcome firmware_step(const profile::ResolvedNode& node, const inventory::Host& host,
+                          const StepOptions& options);
 
 }  // namespace ibsetup::firmware
 #pragma GCC visibility pop

@@ -200,4 +200,18 @@ std::unique_ptr<VerbsSource> make_verbs_source();
 Host inspect_host(Options options);
 
 }  // namespace ibsetup::inventory
+
+namespace ibsetup::profile {
+struct ResolvedNode;
+}
+
+namespace ibsetup::inventory {
+
+// What plan, apply, firmware and check observe of a node: inspect_host() of sysfs_root with
+// the netdevs the node's profile names, labelled with the node's host name.
+Host inspect_node(const profile::ResolvedNode& node, const std::string& sysfs_root,
+                  bool counters = false);
+
+}  // namespace ibsetup::inventory
+
 #pragma GCC visibility pop

@@ -3,6 +3,8 @@
 #pragma once
 #pragma GCC visibility push(default)  // the public API: export.hpp says why
 
+#include <ibsetup/apply.hpp>
+#include <ibsetup/plan.hpp>
 #include <ibsetup/profile.hpp>
 
 #include <functional>
@@ -32,41 +34,28 @@ struct Options {
   unsigned activation_timeout_s = 30;
   std::function<bool()> interrupted = [] { return false; };
   std::function<void(const std::string&)> progress;
+  // After activation, inside the checkpoint: re-reads the host and plans again (the netlink
+  // backend's verification, apply::verify_host). A plan that keeps actions rolls back through
+  // the checkpoint. Empty: no check against the host (--no-activate changes no device).
+  std::function<plan::Plan()> replan;
+  int verify_tries = 10;
+  int verify_interval_ms = 100;
 };
 
-// A profile on a declared interface that ibsetup did not create.
-struct Foreign {
-  std::string interface;
-  std::string id;
-  std::string uuid;
-  std::string saved;  // with --adopt: the keyfile it was saved to before deletion
-};
-
-struct Report {
-  std::string host;
-  size_t changes = 0;
-  std::vector<std::string> done;       // "add ibsetup-ib0 (uuid ...)", "update ...", "activate ..."
-  std::vector<std::string> unchanged;  // profiles that already matched
-  std::vector<Foreign> foreign;
-  std::vector<std::string> rollback;  // what was undone, with outcomes
-  std::string checkpoint;             // D-Bus path of the checkpoint used
-  std::string failure;                // empty on success
-  bool ok() const { return failure.empty(); }
-};
+// Both backends report through apply::Report (backend networkmanager).
+using Foreign = apply::Foreign;
+using Report = apply::Report;
 
 // Brings NetworkManager's profiles for node to what the profile says. Profiles are found by
 // their stable UUID (render::connection_uuid(cluster, host, ifname)) and updated in place;
 // profiles that already match are left alone. Everything runs inside a checkpoint over the
 // affected devices: on any failure (NM refuses a setting, activation fails or times out, the
-// stored profile differs from the one sent, interruption) ibsetup rolls back to it and restores
+// stored profile differs from the one sent, the host does not match the profile after
+// activation (options.replan), interruption) ibsetup rolls back to it and restores
 // every profile it added, changed or deleted. Throws EnvironmentError when NetworkManager
 // cannot be reached; every later failure is in the report.
 Report apply_node(const profile::ResolvedNode& node, const std::string& cluster,
                   const Options& options);
-
-// {"host", "backend": "networkmanager", "ok", "changes", "done", "unchanged", "foreign",
-//  "rollback", "checkpoint", "failure"}
-std::string report_to_json(const Report& report);
 
 }  // namespace ibsetup::nm
 #pragma GCC visibility pop

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -106,6 +107,36 @@ std::string fill_template(const std::string& text,
 // ('\'' for a quote), and as $'...' with octal escapes when it holds control characters, so
 // a value never spans two lines.
 std::string shell_quote(std::string_view value);
+
+// render and apply --offline: which files, written (or only checked) under a root.
+enum class Format { nm_keyfile, ifcfg, hosts };
+
+// "nm-keyfile", "ifcfg", "hosts"; nullopt for anything else.
+std::optional<Format> parse_format(const std::string& name);
+
+struct FileOutcome;
+
+struct NodeOptions {
+  Format format = Format::nm_keyfile;
+  std::string root;            // required
+  std::string templates;       // --templates, searched first when set
+  std::string data_templates;  // the installed templates, searched after root/etc/ibsetup/templates
+  std::string hosts_pattern;   // Format::hosts
+  bool dry_run = false;        // check_file instead of write_file
+  // Called after each file, before the next is written (a later failure throws).
+  std::function<void(const FileOutcome&)> on_file;
+};
+
+struct FileOutcome {
+  RenderedFile file;
+  WriteResult result = WriteResult::unchanged;  // dry run: what a write would do
+};
+
+// Renders node's files (the cluster's, for Format::hosts: node may then be null) and writes
+// them under options.root, or with dry_run finds what writing would do. Throws Error (usage)
+// without a root, InputError/EnvironmentError as the renderers and writers do.
+std::vector<FileOutcome> render_node(const profile::Profile& profile,
+                                     const profile::ResolvedNode* node, const NodeOptions& options);
 
 }  // namespace ibsetup::render
 #pragma GCC visibility pop

@@ -134,6 +134,42 @@ void say(const Options& options, const std::string& line)
 
 }  // namespace
 
+const char* to_string(Backend backend)
+{
+  return backend == Backend::networkmanager ? "networkmanager" : "netlink";
+}
+
+bool verify_host(const std::function<plan::Plan()>& replan, const Options& options, Report& report)
+{
+  // Addresses and carrier settle asynchronously: re-read a few times before judging.
+  for (int i = 0; i < options.verify_tries; ++i) {
+    plan::Plan again;
+    try {
+      again = replan();
+    } catch (const std::exception& e) {
+      report.failure = std::string("verification could not read the host: ") + e.what();
+      return false;
+    }
+    report.not_converged.clear();
+    for (const auto& a : again.actions) {
+      report.not_converged.push_back(unconverged(a));
+    }
+    for (const auto& e : again.errors) {
+      report.not_converged.push_back(e.str());
+    }
+    if (report.not_converged.empty() || options.interrupted()) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(options.verify_interval_ms));
+  }
+  if (options.interrupted()) {
+    report.failure = "interrupted during verification";
+  } else if (!report.not_converged.empty()) {
+    report.failure = "verification failed: " + report.not_converged.front();
+  }
+  return report.ok();
+}
+
 Report apply_plan(const plan::Plan& plan, LinkBackend& backend,
                   const std::function<plan::Plan()>& replan, const Options& options)
 {
@@ -171,34 +207,7 @@ Report apply_plan(const plan::Plan& plan, LinkBackend& backend,
     }
   }
   if (report.failure.empty()) {
-    // Addresses and carrier settle asynchronously: re-read a few times before judging.
-    for (int i = 0; i < options.verify_tries; ++i) {
-      plan::Plan again;
-      try {
-        again = replan();
-      } catch (const std::exception& e) {
-        report.failure = std::string("verification could not read the host: ") + e.what();
-        break;
-      }
-      report.not_converged.clear();
-      for (const auto& a : again.actions) {
-        report.not_converged.push_back(unconverged(a));
-      }
-      for (const auto& e : again.errors) {
-        report.not_converged.push_back(e.str());
-      }
-      if (report.not_converged.empty() || options.interrupted()) {
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(options.verify_interval_ms));
-    }
-    if (!report.failure.empty()) {
-      // set above: the host could not be read
-    } else if (options.interrupted()) {
-      report.failure = "interrupted during verification";
-    } else if (!report.not_converged.empty()) {
-      report.failure = "verification failed: " + report.not_converged.front();
-    }
+    verify_host(replan, options, report);
   }
   if (report.failure.empty()) {
     report.changes = report.done.size();
@@ -218,9 +227,11 @@ Report apply_plan(const plan::Plan& plan, LinkBackend& backend,
 
 std::string report_to_json(const Report& report)
 {
+  const bool nm = report.backend == Backend::networkmanager;
   JsonWriter j;
   j.begin_object();
   j.key("host").value(report.host);
+  j.key("backend").value(to_string(report.backend));
   j.key("ok").value(report.ok());
   j.key("changes").value(static_cast<uint64_t>(report.changes));
   auto list = [&j](const char* key, const std::vector<std::string>& items) {
@@ -230,15 +241,34 @@ std::string report_to_json(const Report& report)
     }
     j.end_array();
   };
+  auto string_or_null = [&j](const char* key, const std::string& value) {
+    j.key(key);
+    if (value.empty()) {
+      j.null();
+    } else {
+      j.value(value);
+    }
+  };
   list("done", report.done);
+  if (nm) {
+    list("unchanged", report.unchanged);
+    j.key("foreign").begin_array();
+    for (const auto& f : report.foreign) {
+      j.begin_object();
+      j.key("interface").value(f.interface);
+      j.key("id").value(f.id);
+      j.key("uuid").value(f.uuid);
+      string_or_null("saved", f.saved);
+      j.end_object();
+    }
+    j.end_array();
+  }
   list("rollback", report.rollback);
   list("not_converged", report.not_converged);
-  j.key("failure");
-  if (report.failure.empty()) {
-    j.null();
-  } else {
-    j.value(report.failure);
+  if (nm) {
+    string_or_null("checkpoint", report.checkpoint);
   }
+  string_or_null("failure", report.failure);
   j.end_object();
   return j.str() + "\n";
 }

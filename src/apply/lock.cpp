@@ -41,10 +41,10 @@ ApplyLock::ApplyLock(const std::string& path, int wait_seconds)
       close(m_fd);
       m_fd = -1;
       // apply and firmware --apply share the lock; the pid tells which one it is.
-      throw Error(ExitCode::busy, "another ibsetup run (apply or firmware --apply, pid " + holder +
-                                      ") holds " + path + "; waited " +
-                                      std::to_string(wait_seconds) +
-                                      " s (use --wait SECONDS to wait longer)");
+      throw Error(ErrorKind::busy, "another ibsetup run (apply or firmware --apply, pid " + holder +
+                                       ") holds " + path + "; waited " +
+                                       std::to_string(wait_seconds) +
+                                       " s (use --wait SECONDS to wait longer)");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

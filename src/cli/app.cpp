@@ -2,6 +2,7 @@
 
 #include "cli/cmd_firmware.hpp"
 #include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
 #include "cli/safe_output.hpp"
 
 #include "common/strings.hpp"
@@ -38,6 +39,26 @@ void exit_now(int code)
   // Not exit(): static destructors and atexit handlers would run under the feet of the main
   // thread, which is still inside the library.
   _exit(code);
+}
+
+void print_warnings(const std::vector<std::string>& warnings, bool quiet)
+{
+  if (quiet) {
+    return;
+  }
+  for (const auto& w : warnings) {
+    print_warning(w);
+  }
+}
+
+void print_warnings(const std::vector<Diagnostic>& warnings, bool quiet)
+{
+  if (quiet) {
+    return;
+  }
+  for (const auto& w : warnings) {
+    std::cerr << w.format() << '\n';
+  }
 }
 
 profile::ResolvedNode resolve_node_arg(const profile::Profile& profile,
@@ -116,7 +137,7 @@ int refuse_unknown_subcommand(const CLI::App& app, int argc, char** argv)
                 " is not a subcommand" +
                 (near.empty() ? std::string() : "; did you mean '" + near + "'?") +
                 " (ibsetup --help lists them)");
-    return static_cast<int>(ExitCode::usage);
+    return exit_code(ErrorKind::usage);
   }
   return 0;
 }
@@ -149,7 +170,7 @@ int run(int argc, char** argv)
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
-    return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
+    return code == 0 ? 0 : exit_code(ErrorKind::usage);
   }
   if (version) {
     std::cout << "ibsetup " << IBSETUP_VERSION << '\n';
@@ -158,7 +179,7 @@ int run(int argc, char** argv)
   try {
     if (app.get_subcommands().empty()) {
       std::cerr << app.help();
-      return static_cast<int>(ExitCode::usage);
+      return exit_code(ErrorKind::usage);
     }
     int code = profile_cmds.run();
     if (code < 0) {
@@ -172,7 +193,8 @@ int run(int argc, char** argv)
     }
     if (code < 0 && render_cmds.offline()) {
       code = render_cmds.render_offline(pipeline_cmds.file(), pipeline_cmds.node(),
-                                        pipeline_cmds.json(), pipeline_cmds.dry_run());
+                                        pipeline_cmds.json(), pipeline_cmds.dry_run(),
+                                        pipeline_cmds.quiet());
     }
     if (code < 0) {
       code = pipeline_cmds.run();
@@ -190,13 +212,13 @@ int run(int argc, char** argv)
   } catch (const DiagnosticError& e) {
     // One diagnostic per line, each escaped on its own (Diagnostic::format).
     std::cerr << "ibsetup: error: " << e.what() << '\n';
-    return static_cast<int>(e.code());
+    return exit_code(e.kind());
   } catch (const Error& e) {
     print_error(e.what());
-    return static_cast<int>(e.code());
+    return exit_code(e.kind());
   } catch (const std::exception& e) {
     print_error(std::string("internal error: ") + e.what());
-    return static_cast<int>(ExitCode::internal);
+    return exit_code(ErrorKind::internal);
   }
 }
 

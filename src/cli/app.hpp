@@ -2,9 +2,14 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
+}
+
+namespace ibsetup {
+struct Diagnostic;
 }
 
 namespace ibsetup::profile {
@@ -14,7 +19,7 @@ struct ResolvedNode;
 
 namespace ibsetup::cli {
 
-// Parses argv, runs the subcommand and returns the process exit code (see ExitCode).
+// Parses argv, runs the subcommand and returns the process exit code (exit_codes.hpp).
 int run(int argc, char** argv);
 
 struct GlobalOptions {
@@ -27,9 +32,15 @@ struct Command {
   int (*run)(const void* options) = nullptr;
 };
 
-// Writes a message to stderr as "ibsetup: error: ..." / "ibsetup: warning: ...".
+// The one printer of errors and warnings: writes a message to stderr as "ibsetup: error: ..."
+// / "ibsetup: warning: ...", escaped.
 void print_error(const std::string& message);
 void print_warning(const std::string& message);
+// Warnings that travel in an outcome: nothing with -q.
+void print_warnings(const std::vector<std::string>& warnings, bool quiet);
+// A profile's warnings, each as its Diagnostic formats it (file:line:column: ...); nothing
+// with -q.
+void print_warnings(const std::vector<Diagnostic>& warnings, bool quiet);
 
 // Ends the process with code at once, after flushing standard output and error. Only for a
 // thread that cannot return through run() because the main thread is stuck (check's

@@ -1,10 +1,8 @@
-// The firmware link-type step: the `firmware` subcommand, and the hooks plan and apply call.
-// Kept apart from cmd_pipeline.cpp so that the pipeline only registers two options and makes
-// one call.
+// The firmware link-type step: the `firmware` subcommand, the options plan and apply share, and
+// how the step's outcome is printed.
 #pragma once
 
-#include <ibsetup/inventory.hpp>
-#include <ibsetup/profile.hpp>
+#include <ibsetup/firmware.hpp>
 
 #include <string>
 
@@ -14,26 +12,24 @@ class App;
 
 namespace ibsetup::cli {
 
-// --no-firmware and --mstconfig of plan and apply.
+// --no-firmware, --mstconfig and the hidden test options of plan, apply and firmware.
 struct FirmwareOptions {
-  bool skip = false;
-  std::string mstconfig;  // empty: found on the clean PATH
+  firmware::StepOptions step;
+  long timeout_ms = 0;  // --mstconfig-timeout-ms (hidden); 0: the default
+  // step with the hidden options applied.
+  firmware::StepOptions resolved() const;
 };
 
-// Registers --no-firmware and --mstconfig PATH on cmd.
-void add_firmware_options(CLI::App& cmd, FirmwareOptions& options);
+// Registers --mstconfig PATH and the hidden --mstconfig-timeout-ms and --reboot-marker on cmd;
+// with skip also --no-firmware.
+void add_firmware_options(CLI::App& cmd, FirmwareOptions& options, bool skip = true);
 
-// apply's firmware step, run under apply's lock before any link change: sets the link types
-// that differ and confirms them. Returns 0 to go on with the link changes, or the exit code to
-// stop with (9: a reboot is required first). Throws Error on failures before anything was set.
-int apply_firmware_step(const profile::ResolvedNode& node, const FirmwareOptions& options,
-                        bool dry_run, bool quiet, bool json);
+// plan's firmware section and apply --dry-run's (text only: `firmware --json` has the JSON).
+void print_firmware_section(const firmware::StepOutcome& outcome, bool json);
 
-// plan's firmware section (text output only; `firmware --json` has the JSON). Returns true
-// when link types would change.
-bool plan_firmware_section(const profile::ResolvedNode& node, const inventory::Host& host,
-                           const std::string& sysfs_root, const FirmwareOptions& options,
-                           bool json);
+// apply's firmware step as it goes: skipped, the section of a dry run, or what was set.
+void print_firmware_step(const firmware::StepOutcome& outcome, const std::string& host,
+                         bool dry_run, bool quiet, bool json);
 
 // firmware FILE [--node N] [--json] [--sysfs-root DIR] [--mstconfig PATH] [--apply]
 class FirmwareCommands {

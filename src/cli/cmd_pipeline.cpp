@@ -1,23 +1,18 @@
 #include "cli/app.hpp"
 #include "cli/cmd_firmware.hpp"
 #include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
-#include "cli/nm_apply.hpp"
 #include "common/strings.hpp"
 
 #include <ibsetup/apply.hpp>
-#include <ibsetup/inventory.hpp>
-#include <ibsetup/nm.hpp>
 #include <ibsetup/plan.hpp>
 #include <ibsetup/profile.hpp>
 
 #include <CLI/CLI.hpp>
 
-#include <chrono>
-#include <cstdlib>
-#include <functional>
 #include <iostream>
-#include <thread>
+#include <memory>
 
 namespace ibsetup::cli {
 
@@ -31,58 +26,106 @@ struct Desired {
 Desired load(const std::string& file, const std::string& node, bool quiet)
 {
   Desired d{profile::load_profile(file), {}};
-  if (!quiet) {
-    for (const auto& w : d.profile.warnings) {
-      std::cerr << w.format() << '\n';
-    }
-  }
+  print_warnings(d.profile.warnings, quiet);
   d.node = resolve_node_arg(d.profile, node);
   return d;
 }
 
-inventory::Host observe(const profile::ResolvedNode& node, const std::string& sysfs_root)
+apply::BackendRequest backend_request(const std::string& flag)
 {
-  inventory::Options o;
-  o.sysfs_root = sysfs_root;
-  o.netdev_names = plan::netdev_names(node);
-  auto host = inventory::inspect_host(o);
-  host.host = node.host;
-  return host;
-}
-
-struct BackendPick {
-  bool networkmanager = false;
-  std::string why;
-};
-
-// --backend wins, then the profile's backend, then what nm::choose_backend finds.
-BackendPick pick_backend(const std::string& flag, const profile::ResolvedNode& node)
-{
-  if (flag == "networkmanager" || flag == "netlink") {
-    return {flag == "networkmanager", flag + ": asked for with --backend"};
+  if (flag == "networkmanager") {
+    return apply::BackendRequest::networkmanager;
+  }
+  if (flag == "netlink") {
+    return apply::BackendRequest::netlink;
   }
   if (flag != "auto") {
-    throw Error(ExitCode::usage, "--backend must be auto, networkmanager or netlink");
+    throw Error(ErrorKind::usage, "--backend must be auto, networkmanager or netlink");
   }
-  const profile::ResolvedInterface* asked = nullptr;
-  for (const auto& i : node.interfaces) {
-    if (i.backend == profile::Backend::automatic) {
-      continue;
+  return apply::BackendRequest::automatic;
+}
+
+void print_foreign(const apply::Report& report)
+{
+  for (const auto& f : report.foreign) {
+    if (!f.saved.empty()) {
+      std::cerr << "profile '" << util::escape_text(f.id) << "' (" << util::escape_text(f.uuid)
+                << ") also claims " << util::escape_text(f.interface) << "; adopted, saved to "
+                << f.saved << '\n';
     }
-    if (asked != nullptr && asked->backend != i.backend) {
-      throw InputError(node.host + ": " + asked->name + " asks for the " +
-                       profile::to_string(asked->backend) + " backend and " + i.name + " for " +
-                       profile::to_string(i.backend) + "; one node is applied through one backend");
+  }
+}
+
+// The NetworkManager backend's outcome (after the firmware step).
+void print_networkmanager(const apply::NodeOutcome& out, const std::string& host, bool dry_run,
+                          bool json, bool quiet)
+{
+  const apply::Report& report = out.report;
+  if (!quiet) {
+    print_foreign(report);
+  }
+  if (json) {
+    emit_report(apply::report_to_json(report));
+  } else if (dry_run) {
+    for (const auto& line : report.done) {
+      std::cout << "  " << util::escape_text(line) << '\n';
     }
-    asked = &i;
+    if (!quiet) {
+      std::cout << util::escape_text(host) << ": " << report.done.size() << " profiles to change, "
+                << report.unchanged.size() << " unchanged (dry run, nothing sent)\n";
+    }
+  } else if (report.ok()) {
+    if (!quiet) {
+      emit_report(util::escape_text(host) + ": " + std::to_string(report.changes) +
+                  " changes applied and verified (" + std::to_string(report.unchanged.size()) +
+                  " profiles unchanged)\n");
+    }
+  } else {
+    for (const auto& line : report.not_converged) {
+      std::cerr << "  not converged: " << util::escape_text(line) << '\n';
+    }
+    print_error(report.failure + "; " +
+                (report.checkpoint.empty()
+                     ? std::string("nothing was changed")
+                     : "rolled back through checkpoint " + report.checkpoint));
   }
-  if (asked != nullptr) {
-    const std::string name = profile::to_string(asked->backend);
-    return {asked->backend == profile::Backend::networkmanager,
-            name + ": the profile sets backend " + name};
+}
+
+// The netlink backend's outcome (after the firmware step).
+void print_netlink(const apply::NodeOutcome& out, const std::string& host, bool dry_run, bool json,
+                   bool quiet)
+{
+  const plan::Plan& p = *out.plan;
+  if (dry_run) {
+    std::cout << (json ? plan::plan_to_json(p) : plan::plan_to_text(p));
+    if (!json && !p.actions.empty()) {
+      std::cout << "netlink requests (dry run, nothing sent):\n";
+      for (const auto& a : p.actions) {
+        std::cout << "  " << util::escape_text(apply::describe_request(a)) << '\n';
+      }
+    }
+    return;
   }
-  const auto choice = nm::choose_backend(node);
-  return {choice.use_networkmanager, choice.why};
+  if (!p.errors.empty()) {
+    std::cout << (json ? plan::plan_to_json(p) : plan::plan_to_text(p));
+    print_error("the plan has errors; nothing was changed");
+    return;
+  }
+  const apply::Report& report = out.report;
+  if (json) {
+    emit_report(apply::report_to_json(report));
+  } else if (report.ok()) {
+    if (!quiet) {
+      emit_report(util::escape_text(host) + ": " + std::to_string(report.changes) +
+                  " changes applied and verified\n");
+    }
+  } else {
+    for (const auto& line : report.not_converged) {
+      std::cerr << "  not converged: " << util::escape_text(line) << '\n';
+    }
+    print_error(report.failure + "; rolled back " + std::to_string(report.rollback.size()) +
+                " steps");
+  }
 }
 
 }  // namespace
@@ -123,6 +166,11 @@ PipelineCommands::PipelineCommands(CLI::App& app)
                       "Wait up to SECONDS for another apply to finish (default 0)");
   m_apply->add_option("--lock-file", m_lock_file,
                       "The lock that allows one apply at a time (default /run/ibsetup.lock)");
+  // Hidden (empty group): for tests and demos, see README "Options for tests".
+  m_apply
+      ->add_option("--step-delay-ms", m_step_delay_ms,
+                   "Pause after each step, both backends (tests of interruption; demos)")
+      ->group("");
 }
 
 int PipelineCommands::run()
@@ -139,15 +187,15 @@ int PipelineCommands::run()
 int PipelineCommands::plan()
 {
   const Desired d = load(m_file, m_node, m_quiet);
-  const auto host = observe(d.node, m_sysfs_root);
-  const auto p = plan::make_plan(d.node, host, {m_prune || d.node.prune});
-  std::cout << (m_json ? plan::plan_to_json(p) : plan::plan_to_text(p));
-  const bool firmware = plan_firmware_section(d.node, host, m_sysfs_root, m_firmware, m_json);
-  if (!p.errors.empty()) {
-    return static_cast<int>(ExitCode::bad_input);
+  const auto result =
+      apply::plan_node(d.node, m_sysfs_root, {m_prune || d.node.prune}, m_firmware.resolved());
+  std::cout << (m_json ? plan::plan_to_json(result.plan) : plan::plan_to_text(result.plan));
+  print_firmware_section(result.firmware, m_json);
+  if (!result.plan.errors.empty()) {
+    return exit_code(ErrorKind::bad_input);
   }
-  if (m_detailed_exitcode && (!p.actions.empty() || firmware)) {
-    return static_cast<int>(ExitCode::changes_pending);
+  if (m_detailed_exitcode && result.changes()) {
+    return exit_code(ErrorKind::changes_pending);
   }
   return 0;
 }
@@ -155,106 +203,60 @@ int PipelineCommands::plan()
 int PipelineCommands::apply()
 {
   const Desired d = load(m_file, m_node, m_quiet);
-  const BackendPick chosen = pick_backend(m_backend, d.node);
-  if (!m_quiet) {
-    std::cerr << "ibsetup: backend " << chosen.why << '\n';
+  const bool talk = !m_quiet && !m_json;
+  const std::string& host = d.node.host;
+  apply::NodeOptions o;
+  o.backend = backend_request(m_backend);
+  o.dry_run = m_dry_run;
+  o.prune = m_prune;
+  o.lock_file = m_lock_file;
+  o.wait_seconds = m_wait;
+  o.activate = !m_no_activate;
+  o.adopt = m_adopt;
+  o.adopt_dir = m_adopt_dir;
+  o.rollback_timeout_s = m_rollback_timeout;
+  o.firmware = m_firmware.resolved();
+  o.steps.step_delay_ms = m_step_delay_ms;
+  if (!m_dry_run) {
+    o.steps.interrupted = interrupted;
+    o.while_locked = [] { return std::make_shared<InterruptGuard>(); };
   }
-  if (!chosen.networkmanager && (m_no_activate || m_adopt)) {
-    throw Error(ExitCode::usage, "--no-activate and --adopt need the NetworkManager backend");
-  }
-  if (chosen.networkmanager) {
-    NmApplyFlags flags;
-    flags.activate = !m_no_activate;
-    flags.adopt = m_adopt;
-    flags.dry_run = m_dry_run;
-    flags.json = m_json;
-    flags.quiet = m_quiet;
-    flags.adopt_dir = m_adopt_dir;
-    flags.rollback_timeout_s = m_rollback_timeout;
-    // The firmware step comes first whatever the backend: a port that changes link type at
-    // the next boot makes interface changes now pointless (exit 9).
-    if (m_dry_run) {
-      apply_firmware_step(d.node, m_firmware, true, m_quiet, m_json);
-      return apply_with_networkmanager(d.profile.cluster, d.node, flags, [] { return false; });
-    }
-    const apply::ApplyLock lock(m_lock_file, m_wait);
-    const InterruptGuard signals;
-    if (const int code = apply_firmware_step(d.node, m_firmware, false, m_quiet, m_json)) {
-      return code;
-    }
-    std::function<bool()> stop = interrupted;
-    if (const char* delay = std::getenv("IBSETUP_STEP_DELAY_MS")) {
-      // The NetworkManager backend asks before each step: a pause there spaces its steps.
-      const int ms = std::atoi(delay);
-      stop = [ms] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-        return interrupted();
-      };
-    }
-    return apply_with_networkmanager(d.profile.cluster, d.node, flags, stop);
-  }
-  const plan::Options plan_options{m_prune || d.node.prune};
-  if (m_dry_run) {
-    apply_firmware_step(d.node, m_firmware, true, m_quiet, m_json);
-    const auto p = plan::make_plan(d.node, observe(d.node, "/sys"), plan_options);
-    std::cout << (m_json ? plan::plan_to_json(p) : plan::plan_to_text(p));
-    if (!m_json && !p.actions.empty()) {
-      std::cout << "netlink requests (dry run, nothing sent):\n";
-      for (const auto& a : p.actions) {
-        std::cout << "  " << util::escape_text(apply::describe_request(a)) << '\n';
-      }
-    }
-    return p.errors.empty() ? 0 : static_cast<int>(ExitCode::bad_input);
-  }
-  apply::require_net_admin();
-  const apply::ApplyLock lock(m_lock_file, m_wait);
-  const InterruptGuard signals;
-  if (const int code = apply_firmware_step(d.node, m_firmware, false, m_quiet, m_json)) {
-    return code;
-  }
-  const auto p = plan::make_plan(d.node, observe(d.node, "/sys"), plan_options);
-  if (!p.errors.empty()) {
-    std::cout << (m_json ? plan::plan_to_json(p) : plan::plan_to_text(p));
-    std::cerr << "ibsetup: error: the plan has errors; nothing was changed\n";
-    return static_cast<int>(ExitCode::bad_input);
-  }
-  if (!m_quiet && !m_json) {
-    for (const auto& w : p.warnings) {
-      std::cerr << "warning: " << util::escape_text(w) << '\n';
-    }
-    std::cout << "applying " << p.actions.size() << " changes to " << util::escape_text(d.node.host)
-              << "\n";
-  }
-  const auto backend = apply::make_netlink_backend();
-  apply::Options options;
-  options.interrupted = interrupted;
-  if (const char* delay = std::getenv("IBSETUP_STEP_DELAY_MS")) {
-    options.step_delay_ms = std::atoi(delay);
-  }
-  if (!m_quiet && !m_json) {
-    options.progress = [](const std::string& line) {
+  if (talk) {
+    o.steps.progress = [](const std::string& line) {
       std::cout << util::escape_text(line) << std::endl;
     };
   }
-  const auto replan = [&] {
-    return plan::make_plan(d.node, observe(d.node, "/sys"), plan_options);
-  };
-  const apply::Report report = apply::apply_plan(p, *backend, replan, options);
-  if (m_json) {
-    emit_report(apply::report_to_json(report));
-  } else if (report.ok()) {
+  o.on_backend = [this](const apply::BackendPick& pick) {
     if (!m_quiet) {
-      emit_report(util::escape_text(d.node.host) + ": " + std::to_string(report.changes) +
-                  " changes applied and verified\n");
+      std::cerr << "ibsetup: backend " << pick.why << '\n';
     }
-  } else {
-    for (const auto& line : report.not_converged) {
-      std::cerr << "  not converged: " << util::escape_text(line) << '\n';
+  };
+  o.on_firmware = [this, &host](const firmware::StepOutcome& outcome) {
+    print_firmware_step(outcome, host, m_dry_run, m_quiet, m_json);
+  };
+  o.before_changes = [this, talk, &host, &d](const plan::Plan* p) {
+    if (p != nullptr) {
+      print_warnings(p->warnings, !talk);
+      if (talk) {
+        std::cout << "applying " << p->actions.size() << " changes to " << util::escape_text(host)
+                  << "\n";
+      }
+    } else if (talk) {
+      std::cout << (m_dry_run ? "checking " : "applying ") << d.node.interfaces.size()
+                << " NetworkManager profiles on " << util::escape_text(host)
+                << (m_no_activate ? " (store only, no activation)" : "") << "\n";
     }
-    std::cerr << "ibsetup: error: " << util::escape_text(report.failure) << "; rolled back "
-              << report.rollback.size() << " steps\n";
+  };
+  const apply::NodeOutcome out = apply::apply_node(d.node, d.profile.cluster, o);
+  if (out.backend.backend == apply::Backend::networkmanager) {
+    if (out.ran) {
+      print_warnings(out.warnings, m_quiet);
+      print_networkmanager(out, host, m_dry_run, m_json, m_quiet);
+    }
+  } else if (out.plan) {
+    print_netlink(out, host, m_dry_run, m_json, m_quiet);
   }
-  return report.ok() ? 0 : static_cast<int>(ExitCode::apply_failed);
+  return exit_code(out.result);
 }
 
 }  // namespace ibsetup::cli

@@ -1,5 +1,6 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
 #include "common/strings.hpp"
 #include "common/json.hpp"
 
@@ -85,7 +86,7 @@ int ProfileCommands::validate()
   size_t groups = 0;
   size_t hosts = 0;
   size_t interfaces = 0;
-  ExitCode failed = ExitCode::bad_input;
+  ErrorKind failed = ErrorKind::bad_input;
   try {
     const auto p = profile::load_profile(m_file);
     diags = p.warnings;
@@ -110,7 +111,7 @@ int ProfileCommands::validate()
     }
     diags.push_back({Severity::error, m_file, {}, "", e.what()});
     ok = false;
-    failed = e.code();
+    failed = e.kind();
   }
   if (m_json) {
     JsonWriter j;
@@ -126,7 +127,7 @@ int ProfileCommands::validate()
     diagnostics_json(j, diags, Severity::warning);
     j.end_object();
     std::cout << j.str() << '\n';
-    return ok ? 0 : static_cast<int>(failed);
+    return ok ? 0 : exit_code(failed);
   }
   if (!m_quiet) {
     std::cout << util::escape_text(m_file) << ": ok: " << groups

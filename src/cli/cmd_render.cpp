@@ -1,5 +1,6 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
 #include "common/strings.hpp"
 #include "common/json.hpp"
 
@@ -65,6 +66,7 @@ RenderCommands::RenderCommands(CLI::App& app, CLI::App* apply)
                     "for the first interface, {host}-{if} for the others)");
   }
   m_render->add_flag("--json", m_json, "Print what was written as JSON");
+  m_render->add_flag("-q,--quiet", m_quiet, "Print only errors");
   m_render->add_flag("--dry-run", m_dry_run,
                      "Print what would be written (would create, would update or unchanged) "
                      "and each changed file's content; write nothing");
@@ -78,61 +80,56 @@ int RenderCommands::run()
   if (!*m_render) {
     return -1;
   }
-  return render_offline(m_file, m_node, m_json, m_dry_run);
+  return render_offline(m_file, m_node, m_json, m_dry_run, m_quiet);
 }
 
 int RenderCommands::render_offline(const std::string& file, const std::string& node_name, bool json,
-                                   bool dry_run)
+                                   bool dry_run, bool quiet)
 {
   if (m_root.empty()) {
-    throw Error(ExitCode::usage, "--root DIR is required to render (use / for this system)");
+    throw Error(ErrorKind::usage, "--root DIR is required to render (use / for this system)");
+  }
+  render::NodeOptions o;
+  const auto format = render::parse_format(m_format);
+  if (!format) {
+    throw Error(ErrorKind::usage, "--format must be nm-keyfile, ifcfg or hosts");
   }
   const auto p = profile::load_profile(file);
-  for (const auto& w : p.warnings) {
-    std::cerr << w.format() << '\n';
-  }
-  std::vector<render::RenderedFile> files;
-  if (m_format == "hosts") {
-    files.push_back(render::render_hosts(p, m_hosts_pattern));
-  } else {
-    const auto node = resolve_node_arg(p, node_name);
-    if (m_format == "nm-keyfile") {
-      files = render::render_keyfiles(node, p.cluster);
-    } else if (m_format == "ifcfg") {
-      std::vector<render::TemplateDir> dirs;
-      if (!m_templates.empty()) {
-        dirs.push_back({m_templates, ""});
-      }
-      dirs.push_back({"etc/ibsetup/templates", m_root});
-      dirs.push_back({IBSETUP_DATADIR "/templates", ""});
-      files = render::render_ifcfg(node, dirs);
-    } else {
-      throw Error(ExitCode::usage, "--format must be nm-keyfile, ifcfg or hosts");
-    }
-  }
+  print_warnings(p.warnings, quiet || m_quiet);
+  o.format = *format;
+  o.root = m_root;
+  o.templates = m_templates;
+  o.data_templates = IBSETUP_DATADIR "/templates";
+  o.hosts_pattern = m_hosts_pattern;
+  o.dry_run = dry_run;
   JsonWriter j;
   j.begin_object().key("root").value(m_root);
   if (dry_run) {
     j.key("dry_run").value(true);
   }
   j.key("files").begin_array();
-  for (const auto& f : files) {
-    const auto result = dry_run ? render::check_file(m_root, f) : render::write_file(m_root, f);
+  o.on_file = [&](const render::FileOutcome& f) {
     // A dry run shows the content a write would put there; an unchanged file has it already.
-    const bool show = dry_run && result != render::WriteResult::unchanged;
-    const std::string what = dry_run ? would(result) : render::to_string(result);
+    const bool show = dry_run && f.result != render::WriteResult::unchanged;
+    const std::string what = dry_run ? would(f.result) : render::to_string(f.result);
     if (json) {
-      j.begin_object().key("path").value(f.path).key("result").value(what);
+      j.begin_object().key("path").value(f.file.path).key("result").value(what);
       if (show) {
-        j.key("content").value(f.content);
+        j.key("content").value(f.file.content);
       }
       j.end_object();
-    } else {
-      std::cout << what << "  " << util::escape_text(m_root + "/" + f.path) << '\n';
+    } else if (!quiet && !m_quiet) {
+      std::cout << what << "  " << util::escape_text(m_root + "/" + f.file.path) << '\n';
       if (show) {
-        print_indented(f.content);
+        print_indented(f.file.content);
       }
     }
+  };
+  if (o.format == render::Format::hosts) {
+    render::render_node(p, nullptr, o);
+  } else {
+    const auto node = resolve_node_arg(p, node_name);
+    render::render_node(p, &node, o);
   }
   j.end_array().end_object();
   if (json) {

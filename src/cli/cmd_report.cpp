@@ -1,5 +1,6 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
 
 #include <ibsetup/error.hpp>
 #include <ibsetup/fleet.hpp>
@@ -87,8 +88,8 @@ int ReportCommands::run()
     try {
       expected = expand_hostlist(m_expect);
     } catch (const HostlistError& e) {
-      throw Error(ExitCode::usage, "--expect '" + m_expect + "': at offset " +
-                                       std::to_string(e.offset()) + ": " + e.what());
+      throw Error(ErrorKind::usage, "--expect '" + m_expect + "': at offset " +
+                                        std::to_string(e.offset()) + ": " + e.what());
     }
   }
   if (!m_profile.empty()) {
@@ -110,13 +111,13 @@ int ReportCommands::run()
     input = check::read_fleet(in);
   } catch (const Error& e) {
     const std::string why = buf.error() != 0 ? std::string(": ") + std::strerror(buf.error()) : "";
-    throw Error(e.code(), name + ": " + e.what() + why);
+    throw Error(e.kind(), name + ": " + e.what() + why);
   }
   const size_t hosts = input.hosts.size();
   try {
     const auto summary = check::summarize_fleet(input, expected);
     std::cout << (m_json ? check::fleet_to_json(summary) : check::fleet_to_text(summary));
-    return summary.ok() ? 0 : static_cast<int>(ExitCode::check_failed);
+    return summary.ok() ? 0 : exit_code(ErrorKind::check_failed);
   } catch (const std::bad_alloc&) {
     input = check::FleetInput();
     throw EnvironmentError(name + ": out of memory summing up " + std::to_string(hosts) + " hosts");

@@ -58,6 +58,7 @@ public:
   const std::string& node() const { return m_node; }
   bool json() const { return m_json; }
   bool dry_run() const { return m_dry_run; }
+  bool quiet() const { return m_quiet; }
 
 private:
   int plan();
@@ -80,6 +81,7 @@ private:
   bool m_adopt = false;
   std::string m_adopt_dir = "/var/lib/ibsetup/adopted";
   unsigned m_rollback_timeout = 120;
+  int m_step_delay_ms = 0;
   FirmwareOptions m_firmware;
 };
 
@@ -90,7 +92,8 @@ public:
   int run();
   // apply --offline: true when the flag was given.
   bool offline() const { return m_offline; }
-  int render_offline(const std::string& file, const std::string& node, bool json, bool dry_run);
+  int render_offline(const std::string& file, const std::string& node, bool json, bool dry_run,
+                     bool quiet);
 
 private:
   CLI::App* m_render = nullptr;
@@ -102,6 +105,7 @@ private:
   std::string m_hosts_pattern;
   bool m_json = false;
   bool m_dry_run = false;
+  bool m_quiet = false;
   bool m_offline = false;
 };
 

@@ -10,6 +10,7 @@
 #include "nm/client.hpp"
 #include "nm/compare.hpp"
 #include "nm/plugin.hpp"
+#include "nm/sequence.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -333,6 +334,47 @@ void activate(Session& s, Client& client, const std::vector<Item>& items, const 
   }
 }
 
+// The libnm side of run_steps.
+class LiveSteps : public Steps {
+public:
+  LiveSteps(Client& client, const profile::ResolvedNode& node, std::vector<Item>& items,
+            const Options& options, Report& report)
+      : m_client(client),
+        m_node(node),
+        m_items(items),
+        m_options(options),
+        m_report(report),
+        m_session(client, options, report)
+  {
+  }
+  void step(const std::string& what) override { m_session.step(what); }
+  const std::string& current() const override { return m_session.current(); }
+  void create_checkpoint() override
+  {
+    m_session.step("create checkpoint");
+    m_report.checkpoint = m_client.checkpoint_create(affected_devices(m_client, m_node),
+                                                     m_options.rollback_timeout_s);
+  }
+  void adopt() override { nm::adopt(m_session, m_client, m_options, m_report); }
+  void store() override { nm::store(m_session, m_client, m_items, m_options); }
+  void check_stored() override { verify(m_session, m_client, m_items); }
+  void activate() override { nm::activate(m_session, m_client, m_items, m_options); }
+  void destroy_checkpoint() override
+  {
+    m_session.step("destroy checkpoint");
+    m_client.checkpoint_destroy(m_report.checkpoint);
+  }
+  void undo() override { m_session.undo(); }
+
+private:
+  Client& m_client;
+  const profile::ResolvedNode& m_node;
+  std::vector<Item>& m_items;
+  const Options& m_options;
+  Report& m_report;
+  Session m_session;
+};
+
 }  // namespace
 
 Report plugin::apply_node(const profile::ResolvedNode& node, const std::string& cluster,
@@ -350,6 +392,7 @@ Report plugin::apply_node(const profile::ResolvedNode& node, const std::string& 
   }
   Report report;
   report.host = node.host;
+  report.backend = apply::Backend::networkmanager;
   std::vector<Item> items;
   try {
     items = survey(client, node, cluster, report);
@@ -368,25 +411,9 @@ Report plugin::apply_node(const profile::ResolvedNode& node, const std::string& 
     }
     return report;
   }
-  Session s(client, options, report);
-  try {
-    s.step("create checkpoint");
-    report.checkpoint =
-        client.checkpoint_create(affected_devices(client, node), options.rollback_timeout_s);
-    if (options.adopt) {
-      adopt(s, client, options, report);
-    }
-    store(s, client, items, options);
-    verify(s, client, items);
-    if (options.activate) {
-      activate(s, client, items, options);
-    }
-    s.step("destroy checkpoint");
-    client.checkpoint_destroy(report.checkpoint);
-  } catch (const std::exception& e) {
-    report.failure = s.current() + ": " + e.what();
-    s.undo();
-    report.changes = 0;
+  LiveSteps steps(client, node, items, options, report);
+  run_steps(steps, options, report);
+  if (!report.ok()) {
     return report;
   }
   for (const auto& item : items) {

@@ -25,7 +25,7 @@ struct Api {
   decltype(&choose_backend) choose_backend_fn;
   decltype(&apply_node) apply_node_fn;
 };
-constexpr int k_api_version = 1;
+constexpr int k_api_version = 2;
 constexpr const char* k_entry = "ibsetup_nm_plugin_api";
 
 }  // namespace ibsetup::nm::plugin

@@ -26,11 +26,11 @@ void check_host_name(const std::string& name, const std::string& pattern)
     const char c = name[i];
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
           c == '-' || c == '_')) {
-      throw Error(ExitCode::usage, "--hosts-pattern '" + util::escape_text(pattern) +
-                                       "' gives the host name '" + util::escape_text(name) +
-                                       "', which contains " + util::describe_char(name, i) +
-                                       "; host names may hold only ASCII letters, digits, '.', "
-                                       "'-' and '_'");
+      throw Error(ErrorKind::usage, "--hosts-pattern '" + util::escape_text(pattern) +
+                                        "' gives the host name '" + util::escape_text(name) +
+                                        "', which contains " + util::describe_char(name, i) +
+                                        "; host names may hold only ASCII letters, digits, '.', "
+                                        "'-' and '_'");
     }
   }
 }

@@ -47,9 +47,13 @@ state() {
   done
 }
 log() { cat "$work/log" 2>/dev/null; }
-export IBSETUP_REBOOT_MARKER=$work/run/reboot-required
+# Where the reboot marker goes (--reboot-marker, a hidden option for tests).
+marker_file=$work/run/reboot-required
 export LEAK_CHECK=must-not-reach-mstconfig
-fw() { "$bin" firmware "$@" --mstconfig "$work/mstconfig" --lock-file "$work/lock" 2>&1; }
+fw() {
+  "$bin" firmware "$@" --mstconfig "$work/mstconfig" --lock-file "$work/lock" \
+    --reboot-marker "${fw_marker:-$marker_file}" 2>&1
+}
 
 cat >"$work/two.yaml" <<'EOF'
 version: 1
@@ -122,7 +126,7 @@ expect_no_grep "apply: nothing set on mlx5_1" 'set.*0000:86:00.0' "$(log)"
 [ "$(grep -c '^argv: -d 0000:3b:00.0 query' "$work/log")" = 2 ] && ok || bad "apply: confirmed by a second query" "$(log)"
 expect_grep "apply: report" 'set mlx5_0 port 1 \(0000:3b:00.0\) LINK_TYPE_P1 ETH -> IB \(confirmed' "$out"
 expect_grep "apply: state" 'LINK_TYPE_P1=IB' "$(cat "$work/state/0000:3b:00.0")"
-[ ! -e "$IBSETUP_REBOOT_MARKER" ] && ok || bad "apply: no marker when no reboot is owed"
+[ ! -e "$marker_file" ] && ok || bad "apply: no marker when no reboot is owed"
 
 # 3. re-apply: 0 changes, no set.
 rm -f "$work/log"
@@ -138,10 +142,10 @@ out=$(fw "$work/vpi.yaml" "${vpi[@]}" --apply); code=$?
 expect_code "reboot" "$code" 9
 expect_grep "reboot: set only port 2" '^argv: -y -d 0000:5e:00.0 set LINK_TYPE_P2=1$' "$(log)"
 expect_grep "reboot: message" 'reboot required' "$out"
-marker=$(cat "$IBSETUP_REBOOT_MARKER" 2>/dev/null)
+marker=$(cat "$marker_file" 2>/dev/null)
 expect_grep "reboot: marker lists the device" '^mlx5_0 0000:5e:00.0 LINK_TYPE_P2=IB \(running Ethernet\)$' "$marker"
 expect_grep "reboot: marker header" '^# Managed by ibsetup' "$marker"
-[ "$(stat -c %a "$IBSETUP_REBOOT_MARKER")" = 644 ] && ok || bad "reboot: marker mode"
+[ "$(stat -c %a "$marker_file")" = 644 ] && ok || bad "reboot: marker mode"
 # Again: the change is already pending; reported, not re-applied.
 rm -f "$work/log"
 out=$(fw "$work/vpi.yaml" "${vpi[@]}" --apply); code=$?
@@ -157,18 +161,18 @@ state 0000:3b:00.0 IB
 state 0000:86:00.0 IB
 out=$(fw "$work/two.yaml" "${two[@]}" --apply); code=$?
 expect_code "in sync" "$code" 0
-[ ! -e "$IBSETUP_REBOOT_MARKER" ] && ok || bad "stale marker removed"
+[ ! -e "$marker_file" ] && ok || bad "stale marker removed"
 # A file at the marker's path that ibsetup did not write is left alone.
-echo "site notes" >"$IBSETUP_REBOOT_MARKER"
+echo "site notes" >"$marker_file"
 out=$(fw "$work/two.yaml" "${two[@]}" --apply); code=$?
 expect_code "foreign file at the marker path: in sync" "$code" 0
-[ "$(cat "$IBSETUP_REBOOT_MARKER")" = "site notes" ] && ok || bad "foreign file at the marker path removed"
-rm -f "$IBSETUP_REBOOT_MARKER"
+[ "$(cat "$marker_file")" = "site notes" ] && ok || bad "foreign file at the marker path removed"
+rm -f "$marker_file"
 # The marker's directory may be reached through a symlink (/var/run -> /run).
 mkdir -p "$work/real-run" && ln -s real-run "$work/var-run"
 fake
 state 0000:5e:00.0 IB ETH
-out=$(IBSETUP_REBOOT_MARKER=$work/var-run/ibsetup/reboot-required fw "$work/vpi.yaml" "${vpi[@]}" --apply); code=$?
+out=$(fw_marker=$work/var-run/ibsetup/reboot-required fw "$work/vpi.yaml" "${vpi[@]}" --apply); code=$?
 expect_code "marker through a symlinked directory: reboot" "$code" 9
 expect_grep "marker through a symlinked directory: written" 'LINK_TYPE_P2=IB' "$(cat "$work/real-run/ibsetup/reboot-required" 2>/dev/null)"
 fake
@@ -178,7 +182,7 @@ state 0000:86:00.0 IB
 # 5. timeout: a hung mstconfig is killed (its whole process group) and reported.
 fake FAKE_MSTCONFIG_HANG=query
 start=$(date +%s)
-out=$(IBSETUP_MSTCONFIG_TIMEOUT_MS=1000 fw "$work/two.yaml" "${two[@]}" --apply); code=$?
+out=$(fw "$work/two.yaml" "${two[@]}" --apply --mstconfig-timeout-ms 1000); code=$?
 elapsed=$(($(date +%s) - start))
 expect_code "timeout" "$code" 4
 expect_grep "timeout: reported" 'query LINK_TYPE_P1 did not finish within 1 s and was killed' "$out"
@@ -186,7 +190,7 @@ expect_grep "timeout: reported" 'query LINK_TYPE_P1 did not finish within 1 s an
 expect_no_grep "timeout: nothing set" 'set' "$(log)"
 fake FAKE_MSTCONFIG_HANG=set
 state 0000:3b:00.0 ETH
-out=$(IBSETUP_MSTCONFIG_TIMEOUT_MS=1000 fw "$work/two.yaml" "${two[@]}" --apply); code=$?
+out=$(fw "$work/two.yaml" "${two[@]}" --apply --mstconfig-timeout-ms 1000); code=$?
 expect_code "timeout in set" "$code" 4
 expect_grep "timeout in set: reported" 'mlx5_0 \(0000:3b:00.0\): .*set LINK_TYPE_P1=1 did not finish within 1 s and was killed; no change was confirmed' "$out"
 
@@ -200,7 +204,7 @@ expect_grep "mid-way: first done" 'set mlx5_0 port 1 \(0000:3b:00.0\) LINK_TYPE_
 expect_grep "mid-way: failure named" 'error: firmware: mlx5_1 \(0000:86:00.0\): mstconfig cannot open the device 0000:86:00.0: -E- Failed to open the device \(exit status 3\).*the changes listed above were made and stay' "$out"
 expect_grep "mid-way: first really set" 'LINK_TYPE_P1=IB' "$(cat "$work/state/0000:3b:00.0")"
 state 0000:3b:00.0 ETH
-out=$("$bin" firmware "$work/two.yaml" "${two[@]}" --apply --json --mstconfig "$work/mstconfig" --lock-file "$work/lock" 2>/dev/null)
+out=$("$bin" firmware "$work/two.yaml" "${two[@]}" --apply --json --mstconfig "$work/mstconfig" --lock-file "$work/lock" --reboot-marker "$marker_file" 2>/dev/null)
 expect_grep "mid-way --json" '"done":\[\{"device":"mlx5_0","pci":"0000:3b:00.0","port":1,"from":"eth","to":"ib"\}\],"failure":"mlx5_1 \(0000:86:00.0\): mstconfig cannot open' "$out"
 # A query failure on the second HCA stops everything before the first is set.
 fake FAKE_MSTCONFIG_FAIL=query:0000:86:00.0
@@ -343,7 +347,7 @@ EOF2
 dual=(--node d1 --sysfs-root "$fixtures/cx6-dual-function")
 card=$work/state/0000:3b:00.0
 fake
-rm -rf "$work/state" "$IBSETUP_REBOOT_MARKER"
+rm -rf "$work/state" "$marker_file"
 state 0000:3b:00.0 IB IB
 out=$(fw "$work/dual.yaml" "${dual[@]}"); code=$?
 expect_code "dual: show" "$code" 0
@@ -361,10 +365,10 @@ expect_grep "dual: set P2 through function 0" '^argv: -y -d 0000:3b:00.0 set LIN
 expect_grep "dual: firmware P1 untouched" '^LINK_TYPE_P1=IB$' "$(cat "$card")"
 expect_grep "dual: firmware P2 set" '^LINK_TYPE_P2=ETH$' "$(cat "$card")"
 expect_grep "dual: report" 'set mlx5_1 port 1 \(0000:3b:00.1\) LINK_TYPE_P2 IB -> ETH \(confirmed' "$out"
-expect_grep "dual: marker" '^mlx5_1 0000:3b:00.1 LINK_TYPE_P2=ETH \(port 1, running InfiniBand\)$' "$(cat "$IBSETUP_REBOOT_MARKER" 2>/dev/null)"
+expect_grep "dual: marker" '^mlx5_1 0000:3b:00.1 LINK_TYPE_P2=ETH \(port 1, running InfiniBand\)$' "$(cat "$marker_file" 2>/dev/null)"
 # Only mlx5_1 declared: its own address would have been P1, mlx5_0's port.
 fake
-rm -f "$IBSETUP_REBOOT_MARKER"
+rm -f "$marker_file"
 state 0000:3b:00.0 IB IB
 out=$(fw "$work/second.yaml" "${dual[@]}" --apply --json); code=$?
 expect_code "second function alone" "$code" 9
@@ -382,7 +386,7 @@ expect_grep "both functions: state" 'LINK_TYPE_P1=IB' "$(cat "$card")"
 expect_grep "both functions: state P2" 'LINK_TYPE_P2=IB' "$(cat "$card")"
 expect_grep "both functions: report mlx5_0" 'set mlx5_0 port 1 \(0000:3b:00.0\) LINK_TYPE_P1 ETH -> IB' "$out"
 expect_grep "both functions: report mlx5_1" 'set mlx5_1 port 1 \(0000:3b:00.1\) LINK_TYPE_P2 ETH -> IB' "$out"
-[ ! -e "$IBSETUP_REBOOT_MARKER" ] && ok || bad "both functions: no marker"
+[ ! -e "$marker_file" ] && ok || bad "both functions: no marker"
 # Two declarations of one physical port that disagree: refused before mstconfig runs.
 fake
 out=$(fw "$work/conflict.yaml" "${dual[@]}" --apply); code=$?
@@ -398,7 +402,7 @@ expect_grep "dual: failure names the card" 'error: firmware: card 0000:3b:00.0 \
 # The fake is one device per card, as the firmware is: function 1 sees what function 0 set.
 out=$("$work/mstconfig" -d 0000:3b:00.1 query LINK_TYPE_P1 2>&1)
 expect_grep "fake: functions share the card" 'LINK_TYPE_P1 +IB\(1\)' "$out"
-rm -f "$IBSETUP_REBOOT_MARKER"
+rm -f "$marker_file"
 
 # 13. apply's own firmware step (not through `firmware --apply`): apply reads the live /sys, so
 #     a fixture is mounted over /sys in a private mount namespace, with a fresh network
@@ -418,10 +422,10 @@ in_fixture() {
 }
 if [ "$(id -u)" = 0 ] && unshare -m -n true 2>/dev/null; then
   apply_fw=("$bin" apply "$work/vpi.yaml" --node v1 --mstconfig "$work/mstconfig"
-    --lock-file "$work/lock")
+    --lock-file "$work/lock" --reboot-marker "$marker_file")
   # The port that runs Ethernet is set to IB: exit 9 before any interface is touched.
   fake
-  rm -rf "$work/state" "$IBSETUP_REBOOT_MARKER"
+  rm -rf "$work/state" "$marker_file"
   state 0000:5e:00.0 IB ETH
   out=$(in_fixture "$fixtures/vpi-eth-port" "${apply_fw[@]}"); code=$?
   expect_code "apply: firmware reboot" "$code" 9
@@ -429,7 +433,7 @@ if [ "$(id -u)" = 0 ] && unshare -m -n true 2>/dev/null; then
   expect_grep "apply: says why it stops" 'reboot required' "$out"
   expect_no_grep "apply: no interface step" 'applying [0-9]+ changes|changes applied' "$out"
   expect_grep "apply: links untouched" '^links: unchanged$' "$out"
-  expect_grep "apply: marker" 'LINK_TYPE_P2=IB \(running Ethernet\)' "$(cat "$IBSETUP_REBOOT_MARKER" 2>/dev/null)"
+  expect_grep "apply: marker" 'LINK_TYPE_P2=IB \(running Ethernet\)' "$(cat "$marker_file" 2>/dev/null)"
   # mstconfig fails: exit 4, nothing set, no interface step.
   fake FAKE_MSTCONFIG_FAIL=query:0000:5e:00.0
   out=$(in_fixture "$fixtures/vpi-eth-port" "${apply_fw[@]}"); code=$?
@@ -446,14 +450,14 @@ if [ "$(id -u)" = 0 ] && unshare -m -n true 2>/dev/null; then
   # to the interfaces.
   state 0000:5e:00.0 IB ETH
   out=$(in_fixture "$fixtures/vpi-eth-port" "$bin" apply "$work/eth.yaml" --node e1 \
-    --mstconfig "$work/mstconfig" --lock-file "$work/lock"); code=$?
+    --mstconfig "$work/mstconfig" --lock-file "$work/lock" --reboot-marker "$marker_file"); code=$?
   expect_no_grep "apply in sync: no set" 'set' "$(log)"
   expect_grep "apply in sync: queried" '^argv: -d 0000:5e:00.0 query' "$(log)"
   expect_grep "apply in sync: 0 firmware changes" '^firmware link types on e1: 0 changes made$' "$out"
   # ib1 sits on the Ethernet port, so the interface plan refuses (exit 3), changing nothing.
   expect_grep "apply in sync: went on to the interfaces" '^plan for e1' "$out"
   expect_code "apply in sync: the plan's own verdict" "$code" 3
-  [ ! -e "$IBSETUP_REBOOT_MARKER" ] && ok || bad "apply in sync: stale marker removed"
+  [ ! -e "$marker_file" ] && ok || bad "apply in sync: stale marker removed"
 else
   echo "SKIP apply's firmware step: needs root and unshare"
 fi

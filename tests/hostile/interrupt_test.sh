@@ -61,7 +61,7 @@ interrupt_with() {
   fresh
   before=$(snapshot)
   out=$tmp/$name.out
-  IBSETUP_STEP_DELAY_MS=400 ip netns exec "$ns" "$bin" "${apply_args[@]}" >"$out" 2>&1 &
+  ip netns exec "$ns" "$bin" "${apply_args[@]}" --step-delay-ms 400 >"$out" 2>&1 &
   pid=$!
   for _ in $(seq 100); do grep -q "  ok" "$out" && break; sleep 0.1; done
   kill "-$sig" "$pid"
@@ -75,7 +75,7 @@ interrupt_with sigterm TERM
 # nohup: SIGHUP ignored on entry stays ignored, and the apply completes.
 fresh
 out=$tmp/nohup.out
-IBSETUP_STEP_DELAY_MS=300 ip netns exec "$ns" nohup "$bin" "${apply_args[@]}" >"$out" 2>&1 &
+ip netns exec "$ns" nohup "$bin" "${apply_args[@]}" --step-delay-ms 300 >"$out" 2>&1 &
 pid=$!
 for _ in $(seq 100); do grep -q "  ok" "$out" && break; sleep 0.1; done
 kill -HUP "$pid"
@@ -93,7 +93,7 @@ fi
 fresh
 before=$(snapshot)
 out=$tmp/head.out
-IBSETUP_STEP_DELAY_MS=300 timeout 60 ip netns exec "$ns" "$bin" "${apply_args[@]}" 2>"$out" |
+timeout 60 ip netns exec "$ns" "$bin" "${apply_args[@]}" --step-delay-ms 300 2>"$out" |
   head -c 1 >/dev/null
 code=${PIPESTATUS[0]}
 judge stdout-closed-head 7 "standard output is closed: stopping after the current step" "$before"
@@ -104,7 +104,7 @@ grep -q "rolled back" "$out" || bad "stdout-closed-head: no rollback reported on
 fresh
 before=$(snapshot)
 out=$tmp/json.out
-IBSETUP_STEP_DELAY_MS=300 timeout 60 ip netns exec "$ns" "$bin" "${apply_args[@]}" --json \
+timeout 60 ip netns exec "$ns" "$bin" "${apply_args[@]}" --step-delay-ms 300 --json \
   2>"$out" | true
 code=${PIPESTATUS[0]}
 judge stdout-closed-json 7 '"ok":false' "$before"
@@ -151,7 +151,7 @@ if command -v NetworkManager >/dev/null && command -v nmcli >/dev/null &&
   if nm_start "$tmp/nm-conns"; then
     before=$(nm_snapshot)
     out=$tmp/nm.out
-    IBSETUP_STEP_DELAY_MS=400 "$bin" apply "$src/tests/data/nm/site.yaml" --node nm01 \
+    "$bin" apply --step-delay-ms 400 "$src/tests/data/nm/site.yaml" --node nm01 \
       --backend networkmanager --no-activate --lock-file "$tmp/lock" >"$out" 2>&1 &
     pid=$!
     for _ in $(seq 100); do grep -q "  + .* ok" "$out" && break; sleep 0.1; done

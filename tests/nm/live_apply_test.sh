@@ -81,6 +81,8 @@ expect "activation failure: reported, rolled back" \
   "$(jq_ 'd["ok"], d["changes"], d["checkpoint"] is not None, len(d["rollback"]) > 0' <<<"$out")" \
   "False 0 True True"
 contains "activation failure: NM's reason" "$(jq_ 'd["failure"]' <<<"$out")" "activate ibsetup-ib0"
+expect "activation failure: one report type, never verified against the host" \
+  "$(jq_ 'd["backend"], d["not_converged"]' <<<"$out")" "networkmanager []"
 snapshot "$conns" >"$work/after"
 expect "activation failure: profiles exactly as before" "$(diff "$work/before" "$work/after")" ""
 expect "activation failure: no checkpoint left" \
@@ -197,7 +199,7 @@ mkdir -p "$fw_state"
 echo "LINK_TYPE_P1=IB" >"$fw_state/0000:3b:00.0"
 fw_yaml eth >"$work/fw-eth.yaml"
 snapshot "$work/v6-offline/etc/NetworkManager/system-connections" >"$work/before"
-out=$(IBSETUP_REBOOT_MARKER=$work/reboot on_fixture "$ibsetup" apply "$work/fw-eth.yaml" \
+out=$(on_fixture "$ibsetup" apply "$work/fw-eth.yaml" --reboot-marker "$work/reboot" \
   --node nm01 --backend networkmanager --no-activate --mstconfig "$work/mstconfig" \
   --lock-file "$work/lock" 2>&1)
 expect "NM + firmware change: exit 9 (reboot)" "$?" 9

@@ -37,6 +37,14 @@ check render-again 0 '^unchanged  .*ibsetup-ib0.8010.nmconnection' -- render "$s
 check apply-offline-ifcfg 0 'created  .*/etc/sysconfig/network-scripts/ifcfg-ib0.8010' -- apply "$src/profiles/lab.yaml" --node lab01 --offline --root "$root" --format ifcfg --templates "$src/templates"
 check render-hosts-json 0 '"path":"etc/hosts.ibsetup","result":"created"' -- render "$src/profiles/lab.yaml" --root "$root" --format hosts --json
 check render-no-root 2 '--root DIR is required' -- render "$src/profiles/lab.yaml" --node lab01
+# A profile warning (a P_Key without the full-membership bit) is printed, and -q silences it
+# as on every command.
+sed 's/pkey: 0x8010/pkey: 0x0010/' "$src/profiles/lab.yaml" >"$root/warn.yaml"
+mkdir -p "$root/w"
+check render-warns 0 'lacks the full-membership bit' -- render "$root/warn.yaml" --node lab01 --root "$root/w"
+out=$("$bin" render "$root/warn.yaml" --node lab01 --root "$root/w" -q 2>&1)
+if [ -z "$out" ]; then pass=$((pass + 1)); else
+  echo "FAIL render -q: printed: $out"; fail=$((fail + 1)); fi
 # check's inputs: --timeout must be a real bound; a saved inventory is judged without this
 # machine's ABI files or probes; a broken inventory file is bad input naming the file.
 cprofile=$src/tests/data/check/cluster.yaml

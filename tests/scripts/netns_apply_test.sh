@@ -94,7 +94,7 @@ grep -q "rollback: ib0 mtu back to 1500: ok" <<<"$out" && ok "rollback steps are
 # 5. SIGTERM mid-apply rolls back too.
 fresh
 before=$(snapshot)
-IBSETUP_STEP_DELAY_MS=400 ip netns exec "$nsa" "$ibsetup" apply "$work/cluster.yaml" --node n1 \
+ip netns exec "$nsa" "$ibsetup" apply --step-delay-ms 400 "$work/cluster.yaml" --node n1 \
   --lock-file "$work/lock" >"$work/term.out" 2>&1 &
 pid=$!
 for _ in $(seq 50); do grep -q "  ok" "$work/term.out" && break; sleep 0.1; done
@@ -107,7 +107,7 @@ grep -q "interrupted" "$work/term.out" && ok "SIGTERM: reported as interrupted" 
 
 # 6. two concurrent applies: the second fails at once, naming the holder; --wait waits.
 fresh
-IBSETUP_STEP_DELAY_MS=300 ip netns exec "$nsa" "$ibsetup" apply "$work/cluster.yaml" --node n1 \
+ip netns exec "$nsa" "$ibsetup" apply --step-delay-ms 300 "$work/cluster.yaml" --node n1 \
   --lock-file "$work/lock" >/dev/null 2>&1 &
 first=$!
 for _ in $(seq 100); do grep -qx "$first" "$work/lock" 2>/dev/null && break; sleep 0.05; done

@@ -256,8 +256,29 @@ TEST(Apply, ReportJson)
   r.host = "n1";
   r.changes = 2;
   r.done = {"~ ib0 up"};
-  EXPECT_EQ(R"({"host":"n1","ok":true,"changes":2,"done":["~ ib0 up"],"rollback":[],)"
+  EXPECT_EQ(R"({"host":"n1","backend":"netlink","ok":true,"changes":2,"done":["~ ib0 up"],)"
+            R"("rollback":[],)"
             R"("not_converged":[],"failure":null})"
+            "\n",
+            apply::report_to_json(r));
+}
+
+TEST(Apply, ReportJsonNetworkManager)
+{
+  apply::Report r;
+  r.host = "n1";
+  r.backend = apply::Backend::networkmanager;
+  r.unchanged = {"ibsetup-ib0"};
+  r.foreign.push_back({"ib1", "site-ib1", "u1", ""});
+  r.not_converged = {"ib0 mtu: desired 4092, current 2044"};
+  r.checkpoint = "/cp/1";
+  r.failure = "verify against the host: verification failed: ib0 mtu: desired 4092, current 2044";
+  EXPECT_EQ(R"({"host":"n1","backend":"networkmanager","ok":false,"changes":0,"done":[],)"
+            R"("unchanged":["ibsetup-ib0"],)"
+            R"("foreign":[{"interface":"ib1","id":"site-ib1","uuid":"u1","saved":null}],)"
+            R"("rollback":[],"not_converged":["ib0 mtu: desired 4092, current 2044"],)"
+            R"("checkpoint":"/cp/1","failure":"verify against the host: verification failed: )"
+            R"(ib0 mtu: desired 4092, current 2044"})"
             "\n",
             apply::report_to_json(r));
 }

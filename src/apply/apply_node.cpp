@@ -1,0 +1,219 @@
+// apply and plan for one node: the sequence the command line and other front ends share.
+#include <ibsetup/apply.hpp>
+#include <ibsetup/inventory.hpp>
+#include <ibsetup/nm.hpp>
+
+#include <chrono>
+#include <thread>
+
+namespace ibsetup::apply {
+
+namespace {
+
+const char* const k_live_root = "/sys";
+
+std::string foreign_warning(const Foreign& f)
+{
+  return "profile '" + f.id + "' (" + f.uuid + ") also claims " + f.interface +
+         "; left alone (--adopt replaces it)";
+}
+
+void tell(const std::function<void(const firmware::StepOutcome&)>& f,
+          const firmware::StepOutcome& outcome)
+{
+  if (f) {
+    f(outcome);
+  }
+}
+
+// The firmware step comes first whatever the backend: a port that changes link type at the
+// next boot makes interface changes now pointless. Returns false when apply stops there.
+bool run_firmware(const profile::ResolvedNode& node, const NodeOptions& options, NodeOutcome& out)
+{
+  // The host is read only when the step runs.
+  const bool runs = !options.firmware.skip && firmware::declares_link_type(node);
+  const inventory::Host host =
+      runs ? inventory::inspect_node(node, k_live_root) : inventory::Host{};
+  if (options.dry_run) {
+    // A dry run changes nothing, so like plan it reports what it cannot know and goes on.
+    out.firmware = firmware::query_step(node, host, k_live_root, options.firmware);
+    tell(options.on_firmware, out.firmware);
+    return true;
+  }
+  out.firmware = firmware::firmware_step(node, host, options.firmware);
+  tell(options.on_firmware, out.firmware);
+  out.result = out.firmware.result;
+  return out.result == ErrorKind::ok;
+}
+
+void apply_networkmanager(const profile::ResolvedNode& node, const std::string& cluster,
+                          const NodeOptions& options, NodeOutcome& out)
+{
+  nm::Options o;
+  o.activate = options.activate;
+  o.adopt = options.adopt;
+  o.dry_run = options.dry_run;
+  o.adopt_dir = options.adopt_dir;
+  o.rollback_timeout_s = options.rollback_timeout_s;
+  o.progress = options.steps.progress;
+  o.verify_tries = options.steps.verify_tries;
+  o.verify_interval_ms = options.steps.verify_interval_ms;
+  o.interrupted = options.steps.interrupted;
+  if (options.steps.step_delay_ms > 0) {
+    // The NetworkManager backend asks before each step: a pause there spaces its steps.
+    const auto interrupted = options.steps.interrupted;
+    const int ms = options.steps.step_delay_ms;
+    o.interrupted = [interrupted, ms] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+      return interrupted();
+    };
+  }
+  const plan::Options plan_options{options.prune || node.prune};
+  o.replan = [&node, plan_options] {
+    return plan::make_plan(node, inventory::inspect_node(node, k_live_root), plan_options);
+  };
+  if (options.before_changes) {
+    options.before_changes(nullptr);
+  }
+  out.report = nm::apply_node(node, cluster, o);
+  out.ran = true;
+  for (const auto& f : out.report.foreign) {
+    if (f.saved.empty()) {
+      out.warnings.push_back(foreign_warning(f));
+    }
+  }
+  if (!out.report.ok()) {
+    out.result = ErrorKind::apply_failed;
+  }
+}
+
+void apply_netlink(const profile::ResolvedNode& node, const NodeOptions& options, NodeOutcome& out)
+{
+  const plan::Options plan_options{options.prune || node.prune};
+  const auto replan = [&node, plan_options] {
+    return plan::make_plan(node, inventory::inspect_node(node, k_live_root), plan_options);
+  };
+  out.plan = replan();
+  out.warnings = out.plan->warnings;
+  if (!out.plan->errors.empty()) {
+    out.result = ErrorKind::bad_input;
+    return;
+  }
+  if (options.dry_run) {
+    return;
+  }
+  if (options.before_changes) {
+    options.before_changes(&*out.plan);
+  }
+  const auto backend = make_netlink_backend();
+  out.report = apply_plan(*out.plan, *backend, replan, options.steps);
+  out.ran = true;
+  if (!out.report.ok()) {
+    out.result = ErrorKind::apply_failed;
+  }
+}
+
+}  // namespace
+
+BackendPick pick_backend(BackendRequest request, const profile::ResolvedNode& node)
+{
+  if (request == BackendRequest::networkmanager) {
+    return {Backend::networkmanager, "networkmanager: asked for with --backend"};
+  }
+  if (request == BackendRequest::netlink) {
+    return {Backend::netlink, "netlink: asked for with --backend"};
+  }
+  const profile::ResolvedInterface* asked = nullptr;
+  for (const auto& i : node.interfaces) {
+    if (i.backend == profile::Backend::automatic) {
+      continue;
+    }
+    if (asked != nullptr && asked->backend != i.backend) {
+      throw InputError(node.host + ": " + asked->name + " asks for the " +
+                       profile::to_string(asked->backend) + " backend and " + i.name + " for " +
+                       profile::to_string(i.backend) + "; one node is applied through one backend");
+    }
+    asked = &i;
+  }
+  if (asked != nullptr) {
+    const std::string name = profile::to_string(asked->backend);
+    return {asked->backend == profile::Backend::networkmanager ? Backend::networkmanager
+                                                               : Backend::netlink,
+            name + ": the profile sets backend " + name};
+  }
+  const auto choice = nm::choose_backend(node);
+  return {choice.use_networkmanager ? Backend::networkmanager : Backend::netlink, choice.why};
+}
+
+NodePlan plan_node(const profile::ResolvedNode& node, const std::string& sysfs_root,
+                   const plan::Options& options, const firmware::StepOptions& firmware)
+{
+  NodePlan out;
+  out.host = inventory::inspect_node(node, sysfs_root);
+  out.plan = plan::make_plan(node, out.host, options);
+  out.firmware = firmware::query_step(node, out.host, sysfs_root, firmware);
+  return out;
+}
+
+firmware::StepOutcome firmware_node(const profile::ResolvedNode& node,
+                                    const std::string& sysfs_root,
+                                    const firmware::StepOptions& options, bool set,
+                                    const std::string& lock_file, int wait_seconds)
+{
+  firmware::StepOutcome out;
+  if (!firmware::declares_link_type(node)) {
+    out.status = firmware::StepStatus::not_declared;
+    out.state.host = node.host;
+    return out;
+  }
+  const auto host = inventory::inspect_node(node, sysfs_root);
+  const auto tool = firmware::make_mstconfig(options.mstconfig, options.timeout);
+  if (!set) {
+    out.status = firmware::StepStatus::queried;
+    out.state = firmware::query_state(node, host, tool.get());
+    return out;
+  }
+  const ApplyLock lock(lock_file, wait_seconds);
+  return firmware::set_step(firmware::query_state(node, host, tool.get()), *tool, options);
+}
+
+NodeOutcome apply_node(const profile::ResolvedNode& node, const std::string& cluster,
+                       const NodeOptions& options)
+{
+  NodeOutcome out;
+  out.backend = pick_backend(options.backend, node);
+  if (options.on_backend) {
+    options.on_backend(out.backend);
+  }
+  const bool nm = out.backend.backend == Backend::networkmanager;
+  if (!nm && (!options.activate || options.adopt)) {
+    throw Error(ErrorKind::usage, "--no-activate and --adopt need the NetworkManager backend");
+  }
+  out.report.host = node.host;
+  out.report.backend = out.backend.backend;
+  if (options.dry_run) {
+    run_firmware(node, options, out);
+    if (nm) {
+      apply_networkmanager(node, cluster, options, out);
+    } else {
+      apply_netlink(node, options, out);
+    }
+    return out;
+  }
+  if (!nm) {
+    require_net_admin();
+  }
+  const ApplyLock lock(options.lock_file, options.wait_seconds);
+  const std::shared_ptr<void> guard = options.while_locked ? options.while_locked() : nullptr;
+  if (!run_firmware(node, options, out)) {
+    return out;
+  }
+  if (nm) {
+    apply_networkmanager(node, cluster, options, out);
+  } else {
+    apply_netlink(node, options, out);
+  }
+  return out;
+}
+
+}  // namespace ibsetup::apply

@@ -1,0 +1,57 @@
+// render and apply --offline for one node.
+#include <ibsetup/error.hpp>
+#include <ibsetup/render.hpp>
+
+namespace ibsetup::render {
+
+std::optional<Format> parse_format(const std::string& name)
+{
+  if (name == "nm-keyfile") {
+    return Format::nm_keyfile;
+  }
+  if (name == "ifcfg") {
+    return Format::ifcfg;
+  }
+  if (name == "hosts") {
+    return Format::hosts;
+  }
+  return std::nullopt;
+}
+
+std::vector<FileOutcome> render_node(const profile::Profile& profile,
+                                     const profile::ResolvedNode* node, const NodeOptions& options)
+{
+  if (options.root.empty()) {
+    throw Error(ErrorKind::usage, "--root DIR is required to render (use / for this system)");
+  }
+  std::vector<RenderedFile> files;
+  if (options.format == Format::hosts) {
+    files.push_back(render_hosts(profile, options.hosts_pattern));
+  } else if (node == nullptr) {
+    throw Error(ErrorKind::internal, "render_node: no node to render");
+  } else if (options.format == Format::nm_keyfile) {
+    files = render_keyfiles(*node, profile.cluster);
+  } else {
+    std::vector<TemplateDir> dirs;
+    if (!options.templates.empty()) {
+      dirs.push_back({options.templates, ""});
+    }
+    dirs.push_back({"etc/ibsetup/templates", options.root});
+    if (!options.data_templates.empty()) {
+      dirs.push_back({options.data_templates, ""});
+    }
+    files = render_ifcfg(*node, dirs);
+  }
+  std::vector<FileOutcome> out;
+  out.reserve(files.size());
+  for (auto& f : files) {
+    const auto result = options.dry_run ? check_file(options.root, f) : write_file(options.root, f);
+    out.push_back({std::move(f), result});
+    if (options.on_file) {
+      options.on_file(out.back());
+    }
+  }
+  return out;
+}
+
+}  // namespace ibsetup::render
