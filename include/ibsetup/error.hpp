@@ -23,16 +23,11 @@ enum class ErrorKind : int {
   reboot_required = 9,  // firmware link types change at the next boot (see the marker file)
 };
 
-// The former name, kept while callers outside the apply slice move to ErrorKind.
-using ExitCode = ErrorKind;
-
 // Base of every exception the library throws on purpose; carries its kind.
 class Error : public std::runtime_error {
 public:
   Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), m_kind(kind) {}
   ErrorKind kind() const { return m_kind; }
-  // The former name of kind().
-  ErrorKind code() const { return m_kind; }
 
 private:
   ErrorKind m_kind;

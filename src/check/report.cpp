@@ -1,6 +1,7 @@
 // Check results: ids, settings, and the three output formats.
 #include <ibsetup/check.hpp>
 
+#include "common/check_ids.hpp"
 #include "common/strings.hpp"
 #include "common/json.hpp"
 
@@ -41,35 +42,22 @@ const Result* Report::first_failure() const
 
 const std::vector<std::string>& check_ids()
 {
-  static const std::vector<std::string> ids = {
-      "hca.present", "hca.abi",         "hca.firmware",  "pcie.width",      "pcie.speed",
-      "port.state",  "port.phys_state", "port.rate",     "port.link_layer", "port.sm",
-      "port.lid",    "port.pkeys",      "port.counters", "ipoib.exists",    "ipoib.up",
-      "ipoib.port",  "ipoib.plan",      "ipoib.mode",    "ipoib.mtu",       "ipoib.addresses",
-      "ip.peer",     "rdma.device",     "rdma.route",    "rdma.pingpong"};
-  return ids;
+  return util::check_ids();
 }
 
 namespace {
 
-std::string group_of(const std::string& id)
-{
-  return id.substr(0, id.find('.'));
-}
-
 bool matches(const std::string& id, const std::vector<std::string>& names)
 {
   return std::any_of(names.begin(), names.end(),
-                     [&](const std::string& n) { return n == id || n == group_of(id); });
+                     [&](const std::string& n) { return n == id || n == util::check_group(id); });
 }
 
 }  // namespace
 
 bool is_check_id_or_group(const std::string& name)
 {
-  const auto& ids = check_ids();
-  return std::any_of(ids.begin(), ids.end(),
-                     [&](const std::string& id) { return id == name || group_of(id) == name; });
+  return util::is_check_id_or_group(name);
 }
 
 bool Settings::disables(const std::string& id) const

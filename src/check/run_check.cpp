@@ -45,17 +45,24 @@ inventory::Host read_saved(const std::string& path)
   }
 }
 
-// Until the library has one inventory::inspect_node for every command.
+// What every command observes of a node (inventory::inspect_node), a saved inventory, or
+// what a test substitutes.
 inventory::Host observe(const CheckOptions& options, const CheckHooks& hooks,
                         const profile::ResolvedNode& node, bool counters)
 {
-  inventory::Options o;
-  o.sysfs_root = options.sysfs_root;
-  o.counters = counters;
-  o.netdev_names = plan::netdev_names(node);
-  inventory::Host host = hooks.observe                     ? hooks.observe(node, o)
-                         : !options.inventory_file.empty() ? read_saved(options.inventory_file)
-                                                           : inventory::inspect_host(o);
+  if (!hooks.observe && options.inventory_file.empty()) {
+    return inventory::inspect_node(node, options.sysfs_root, counters);
+  }
+  inventory::Host host;
+  if (hooks.observe) {
+    inventory::Options o;
+    o.sysfs_root = options.sysfs_root;
+    o.counters = counters;
+    o.netdev_names = plan::netdev_names(node);
+    host = hooks.observe(node, o);
+  } else {
+    host = read_saved(options.inventory_file);
+  }
   host.host = node.host;
   return host;
 }

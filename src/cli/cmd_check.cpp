@@ -1,5 +1,6 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
 #include "common/strings.hpp"
 #include "check/slurm.hpp"
 
@@ -95,7 +96,7 @@ private:
     if (m_state.compare_exchange_strong(armed, k_fired)) {
       m_on_expiry();
       // The main thread may be stuck in a read that nothing interrupts: it cannot return.
-      exit_now(static_cast<int>(ExitCode::check_failed));
+      exit_now(exit_code(ErrorKind::check_failed));
     }
   }
 
@@ -157,26 +158,26 @@ int CheckCommands::check()
   if (m_json) {
     // --json is --format json: any other format asked for as well is a contradiction.
     if (m_check->count("--format") > 0 && m_format != "json") {
-      throw Error(ExitCode::usage, "--json and --format " + m_format + " disagree; give one");
+      throw Error(ErrorKind::usage, "--json and --format " + m_format + " disagree; give one");
     }
     m_format = "json";
   }
   if (m_format != "text" && m_format != "json" && m_format != "nhc") {
-    throw Error(ExitCode::usage, "--format must be text, json or nhc");
+    throw Error(ErrorKind::usage, "--format must be text, json or nhc");
   }
   for (const auto* list : {&m_disable, &m_warn}) {
     for (const auto& id : *list) {
       if (!check::is_check_id_or_group(id)) {
-        throw Error(ExitCode::usage, "'" + id + "' is not a check id or group (see man ibsetup)");
+        throw Error(ErrorKind::usage, "'" + id + "' is not a check id or group (see man ibsetup)");
       }
     }
   }
   if (!std::isfinite(m_timeout_s) || m_timeout_s <= 0 || m_timeout_s > 86400) {
-    throw Error(ExitCode::usage, "--timeout must be a number of seconds above 0, at most 86400");
+    throw Error(ErrorKind::usage, "--timeout must be a number of seconds above 0, at most 86400");
   }
   // The same range as the profile's checks.peer_timeout_ms.
   if (m_peer_timeout_ms < 0 || m_peer_timeout_ms > 600000) {
-    throw Error(ExitCode::usage, "--peer-timeout-ms must be 1 to 600000 (0: the profile's)");
+    throw Error(ErrorKind::usage, "--peer-timeout-ms must be 1 to 600000 (0: the profile's)");
   }
   check::CheckOptions o;
   o.profile_file = m_file;
@@ -226,10 +227,10 @@ int CheckCommands::check()
   if (outcome.slurm) {
     print_slurm(*outcome.slurm);
     if (!outcome.slurm->error.empty()) {
-      return static_cast<int>(outcome.report.ok() ? ExitCode::environment : ExitCode::check_failed);
+      return exit_code(outcome.report.ok() ? ErrorKind::environment : ErrorKind::check_failed);
     }
   }
-  return outcome.report.ok() ? 0 : static_cast<int>(ExitCode::check_failed);
+  return outcome.report.ok() ? 0 : exit_code(ErrorKind::check_failed);
 }
 
 }  // namespace ibsetup::cli

@@ -223,7 +223,7 @@ std::optional<std::string> find_program(const std::string& name)
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options)
 {
   if (argv.empty()) {
-    throw Error(ExitCode::internal, "run_process: empty argv");
+    throw Error(ErrorKind::internal, "run_process: empty argv");
   }
   const auto program = find_program(argv[0]);
   if (!program) {

@@ -1,10 +1,10 @@
 #include "profile/validate.hpp"
 
+#include "common/check_ids.hpp"
 #include "common/strings.hpp"
 #include "profile/merge.hpp"
 #include "profile/reader.hpp"
 
-#include <ibsetup/check.hpp>
 #include <ibsetup/hostlist.hpp>
 
 #include <algorithm>
@@ -338,7 +338,7 @@ void check_peers(const Profile& profile, Diagnostics& diags)
     }
     const auto ids = [&](const char* key, const std::vector<Setting<std::string>>& names) {
       for (size_t i = 0; i < names.size(); ++i) {
-        if (!check::is_check_id_or_group(*names[i])) {
+        if (!util::is_check_id_or_group(*names[i])) {
           diags.error(names[i].mark, g.path + ".checks." + key + "[" + std::to_string(i) + "]",
                       "'" + *names[i] + "' is not a check id or group (such as port.rate or port)");
         }

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Where the system libraries fenced in by issue 14 may be included: libnl only in src/os/,
-# libibverbs and librdmacm only in src/os/ and src/probe/, libnm only in src/nm/. A file also
+# libibverbs and librdmacm only in src/os/ and src/probe/, libnm only in src/nm/, and src/profile/
+# includes nothing of the checks. A file also
 # counts as including a library when it includes a project header that does (at any depth), so a
 # header of src/probe/ cannot carry librdmacm into src/check/. Prints one line per offending
 # file and exits 1; exits 0 when src/ and include/ keep to the fences.
@@ -78,6 +79,17 @@ for rule in "${rules[@]}"; do
     fi
   done
   unset why
+done
+# The profile stands below the checks: it names check ids (common/check_ids.hpp) but includes
+# nothing of src/check/ or <ibsetup/check.hpp>.
+for f in "${files[@]}"; do
+  [[ $f == src/profile/* ]] || continue
+  while IFS=: read -r line target; do
+    if [[ $target == src/check/* || $target == include/ibsetup/check.hpp ]]; then
+      echo "$f: depends on the checks (src/profile/ must not): line $line: $target"
+      status=1
+    fi
+  done <<<"${edges[$f]:-}"
 done
 if [ $status = 0 ]; then
   echo "include boundaries kept (${#files[@]} files)"

@@ -295,7 +295,7 @@ TEST(ApplyLock, BusyNamesTheHolderAndBothCommandsThatTakeIt)
       const apply::ApplyLock second(path, 1);
       ADD_FAILURE() << "the lock was taken twice";
     } catch (const Error& e) {
-      EXPECT_EQ(ExitCode::busy, e.code());
+      EXPECT_EQ(ErrorKind::busy, e.kind());
       EXPECT_EQ("another ibsetup run (apply or firmware --apply, pid " + std::to_string(getpid()) +
                     ") holds " + path + "; waited 1 s (use --wait SECONDS to wait longer)",
                 e.what());

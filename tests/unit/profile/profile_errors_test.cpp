@@ -34,7 +34,7 @@ TEST_P(InvalidProfile, IsRejectedWithExactMessages)
     FAIL() << yaml << " was accepted";
   } catch (const DiagnosticError& e) {
     EXPECT_EQ(expected, e.diagnostics().format());
-    EXPECT_EQ(e.code(), ExitCode::bad_input);
+    EXPECT_EQ(e.kind(), ErrorKind::bad_input);
   }
 }
 

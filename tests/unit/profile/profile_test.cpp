@@ -189,7 +189,7 @@ TEST(ProfileFile, MissingFile)
     load_profile("/nonexistent/cluster.yaml");
     FAIL() << "accepted";
   } catch (const Error& e) {
-    EXPECT_EQ(ExitCode::environment, e.code());
+    EXPECT_EQ(ErrorKind::environment, e.kind());
   }
 }
 

@@ -159,7 +159,7 @@ TEST(RenderEscape, HostsPatternCannotAddALine)
       render::render_hosts(p, pattern);
       FAIL() << pattern;
     } catch (const Error& e) {
-      EXPECT_EQ(ExitCode::usage, e.code());
+      EXPECT_EQ(ErrorKind::usage, e.kind());
       EXPECT_NE(std::string::npos, std::string(e.what()).find("host names may hold only"))
           << e.what();
       EXPECT_EQ(std::string::npos, std::string(e.what()).find('\n')) << e.what();

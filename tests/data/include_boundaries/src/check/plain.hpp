@@ -1,0 +1,2 @@
+// A header of the checks that includes no library.
+#pragma once

@@ -1,0 +1,2 @@
+// The profile reaching into the checks.
+#include "check/plain.hpp"
