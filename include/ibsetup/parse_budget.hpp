@@ -1,4 +1,4 @@
-// A memory bound for profile parsing (issue 13). yaml-cpp has had bugs that allocate without
+// A memory bound for profile parsing. yaml-cpp has had bugs that allocate without
 // end on a few bytes of input (upstream issues 499 and 1040); load_profile_text guards against
 // the known ones, and this bound turns the next one into a clear error instead of an exhausted
 // node. A library cannot count the heap of the program that links it, so the program does: its

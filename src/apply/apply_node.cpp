@@ -18,6 +18,18 @@ std::string foreign_warning(const Foreign& f)
          "; left alone (--adopt replaces it)";
 }
 
+// Reads this host again and plans what is left. The NetworkManager backend never deletes
+// pkey children (NetworkManager owns profiles, not stray links), so prune is the netlink
+// backend's only: with it, every NetworkManager apply on a node with a stray child would fail
+// its verification and roll back.
+std::function<plan::Plan()> replanner(const profile::ResolvedNode& node, bool prune)
+{
+  const plan::Options plan_options{prune};
+  return [&node, plan_options] {
+    return plan::make_plan(node, inventory::inspect_node(node, k_live_root), plan_options);
+  };
+}
+
 void tell(const std::function<void(const firmware::StepOutcome&)>& f,
           const firmware::StepOutcome& outcome)
 {
@@ -68,10 +80,7 @@ void apply_networkmanager(const profile::ResolvedNode& node, const std::string& 
       return interrupted();
     };
   }
-  const plan::Options plan_options{options.prune || node.prune};
-  o.replan = [&node, plan_options] {
-    return plan::make_plan(node, inventory::inspect_node(node, k_live_root), plan_options);
-  };
+  o.replan = replanner(node, false);
   if (options.before_changes) {
     options.before_changes(nullptr);
   }
@@ -89,10 +98,7 @@ void apply_networkmanager(const profile::ResolvedNode& node, const std::string& 
 
 void apply_netlink(const profile::ResolvedNode& node, const NodeOptions& options, NodeOutcome& out)
 {
-  const plan::Options plan_options{options.prune || node.prune};
-  const auto replan = [&node, plan_options] {
-    return plan::make_plan(node, inventory::inspect_node(node, k_live_root), plan_options);
-  };
+  const auto replan = replanner(node, options.prune || node.prune);
   out.plan = replan();
   out.warnings = out.plan->warnings;
   if (!out.plan->errors.empty()) {

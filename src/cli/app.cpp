@@ -181,32 +181,31 @@ int run(int argc, char** argv)
       std::cerr << app.help();
       return exit_code(ErrorKind::usage);
     }
-    int code = profile_cmds.run();
-    if (code < 0) {
-      code = inventory_cmds.run();
-    }
-    if (code < 0) {
-      code = render_cmds.run();
-    }
-    if (code < 0) {
-      code = firmware_cmds.run();
-    }
-    if (code < 0 && render_cmds.offline()) {
-      code = render_cmds.render_offline(pipeline_cmds.file(), pipeline_cmds.node(),
-                                        pipeline_cmds.json(), pipeline_cmds.dry_run(),
-                                        pipeline_cmds.quiet());
-    }
-    if (code < 0) {
-      code = pipeline_cmds.run();
-    }
-    if (code < 0) {
-      code = check_cmds.run();
-    }
-    if (code < 0) {
-      code = rdma_cmds.run();
-    }
-    if (code < 0) {
-      code = report_cmds.run();
+    // The table of commands: each group runs its subcommand when it was the one parsed and
+    // returns -1 otherwise. `apply --offline` is render's, so it comes before apply.
+    const std::function<int()> table[] = {
+        [&] { return profile_cmds.run(); },
+        [&] { return inventory_cmds.run(); },
+        [&] { return render_cmds.run(); },
+        [&] { return firmware_cmds.run(); },
+        [&] {
+          return render_cmds.offline()
+                     ? render_cmds.render_offline(pipeline_cmds.file(), pipeline_cmds.node(),
+                                                  pipeline_cmds.json(), pipeline_cmds.dry_run(),
+                                                  pipeline_cmds.quiet())
+                     : -1;
+        },
+        [&] { return pipeline_cmds.run(); },
+        [&] { return check_cmds.run(); },
+        [&] { return rdma_cmds.run(); },
+        [&] { return report_cmds.run(); },
+    };
+    int code = -1;
+    for (const auto& command : table) {
+      code = command();
+      if (code >= 0) {
+        break;
+      }
     }
     return code;
   } catch (const DiagnosticError& e) {

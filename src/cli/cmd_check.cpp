@@ -216,11 +216,7 @@ int CheckCommands::check()
     // The verdict is in: from here on neither printing nor Slurm may be cut short by the
     // watchdog (that would print a second, contradicting report).
     watchdog.disarm();
-    if (!m_quiet) {
-      for (const auto& w : outcome.warnings) {
-        std::cerr << w.format() << '\n';
-      }
-    }
+    print_warnings(outcome.warnings, m_quiet);
     std::cout << check::format_report(outcome.report, m_format) << std::flush;
   };
   const auto outcome = check::run_check(o, hooks);

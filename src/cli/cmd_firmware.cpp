@@ -55,10 +55,10 @@ void add_firmware_options(CLI::App& cmd, FirmwareOptions& options, bool skip)
   }
   cmd.add_option("--mstconfig", options.step.mstconfig,
                  "mstconfig to run (default: found in /usr/sbin:/usr/bin:/sbin:/bin)");
-  // Hidden (empty group): for tests and demos, see README "Options for tests".
   cmd.add_option("--mstconfig-timeout-ms", options.timeout_ms,
                  "Milliseconds before a hung mstconfig is killed (default 60000)")
-      ->group("");
+      ->check(CLI::Range(1L, 3600000L));
+  // Hidden (empty group): for tests and demos, see README "Options for tests".
   cmd.add_option("--reboot-marker", options.step.reboot_marker,
                  "Where the reboot-required marker goes (default /run/ibsetup/reboot-required)")
       ->group("");

@@ -34,16 +34,6 @@ void diagnostics_json(JsonWriter& j, const std::vector<Diagnostic>& items, Sever
   j.end_array();
 }
 
-void print_warnings(const profile::Profile& p, bool quiet)
-{
-  if (quiet) {
-    return;
-  }
-  for (const auto& w : p.warnings) {
-    std::cerr << w.format() << '\n';
-  }
-}
-
 }  // namespace
 
 ProfileCommands::ProfileCommands(CLI::App& app)
@@ -96,7 +86,7 @@ int ProfileCommands::validate()
       interfaces += g.hosts.size() * g.interfaces.size();
     }
     if (!m_json) {
-      print_warnings(p, m_quiet);
+      print_warnings(p.warnings, m_quiet);
     }
   } catch (const DiagnosticError& e) {
     if (!m_json) {
@@ -140,7 +130,7 @@ int ProfileCommands::validate()
 int ProfileCommands::show()
 {
   const auto p = profile::load_profile(m_file);
-  print_warnings(p, m_quiet || m_json);
+  print_warnings(p.warnings, m_quiet || m_json);
   const auto resolved = resolve_node_arg(p, m_node);
   std::cout << (m_json ? profile::node_to_json(resolved) : profile::node_to_text(resolved));
   return 0;

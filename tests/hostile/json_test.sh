@@ -1,5 +1,5 @@
 #!/bin/bash
-# Hostile JSON input (issue 13, items 5 and 2): `check --inventory` and `report` read JSON
+# Hostile JSON input: `check --inventory` and `report` read JSON
 # strictly, refuse deep nesting and duplicate keys cleanly, and `report` keeps memory bounded
 # whatever the input and fails (never a "FAILED: 0 hosts" summary) when the input does.
 source "$(dirname "$0")/lib.sh" "$@"

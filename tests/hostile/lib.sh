@@ -1,5 +1,5 @@
 #!/bin/bash
-# Sourced by the hostile-input tests (tests/hostile/*_test.sh, issue 13): each case runs the
+# Sourced by the hostile-input tests (tests/hostile/*_test.sh): each case runs the
 # built ibsetup on one hostile input and asserts the exact outcome: the exit code, a fixed
 # string of the message, no raw control character on the terminal, bounded time and memory,
 # and nothing written outside the scratch root.

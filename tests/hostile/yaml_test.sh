@@ -1,5 +1,5 @@
 #!/bin/bash
-# Hostile YAML (issue 13, item 3): every nesting form counted, yaml-cpp's own loops and crashes
+# Hostile YAML: every nesting form counted, yaml-cpp's own loops and crashes
 # (upstream issues 499/899, 1040, no recursion limit in 0.6.2) refused before yaml-cpp builds
 # nodes, each with its position. Runs the built ibsetup and, when scripts/test-el8 has built
 # it, the same source built against Rocky 8's yaml-cpp 0.6.2 (build-el8/), which is where the

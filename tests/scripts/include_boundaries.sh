@@ -1,5 +1,5 @@
 #!/bin/bash
-# Where the system libraries fenced in by issue 14 may be included: libnl only in src/os/,
+# Where the system libraries fenced in (README, "Where the code lives") may be included: libnl only in src/os/,
 # libibverbs and librdmacm only in src/os/ and src/probe/, libnm only in src/nm/, and src/profile/
 # includes nothing of the checks. A file also
 # counts as including a library when it includes a project header that does (at any depth), so a

@@ -1,4 +1,4 @@
-// The pre-parse guard (issue 13, item 3): nesting is counted for every YAML form by yaml-cpp's
+// The pre-parse guard: nesting is counted for every YAML form by yaml-cpp's
 // own event parser, and the inputs yaml-cpp loops or crashes on are refused with a position.
 // These run against both yaml-cpp builds: Debian's 0.7 and Rocky 8's 0.6.2 (scripts/test-el8).
 #include "profile/yaml_guard.hpp"

@@ -1,4 +1,4 @@
-// Hostile values in rendered files (issue 13): whatever validation lets through, an ifcfg
+// Hostile values in rendered files: whatever validation lets through, an ifcfg
 // value, a keyfile value or a hosts entry reads back as exactly that value.
 #include "test_util.hpp"
 #include "common/process.hpp"

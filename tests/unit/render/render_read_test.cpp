@@ -1,5 +1,5 @@
 // Reading templates: under --root nothing is read through a symlink, and only regular files
-// up to the cap are read (issue 13: a planted symlink, a FIFO or /dev/zero as a template).
+// up to the cap are read (a planted symlink, a FIFO or /dev/zero as a template).
 #include "test_util.hpp"
 
 #include <ibsetup/error.hpp>
