@@ -33,6 +33,7 @@ std::string join(const std::vector<std::string>& items)
 std::string join(const std::vector<IpPrefix>& items)
 {
   std::vector<std::string> text;
+  text.reserve(items.size());
   for (const auto& i : items) {
     text.push_back(i.str());
   }

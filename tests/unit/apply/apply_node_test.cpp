@@ -40,8 +40,8 @@ TEST(PickBackend, TheProfileDecidesWhenTheFlagIsAuto)
   const auto pick = apply::pick_backend(apply::BackendRequest::automatic, node);
   EXPECT_EQ(apply::Backend::networkmanager, pick.backend);
   EXPECT_EQ("networkmanager: the profile sets backend networkmanager", pick.why);
-  const auto nl = apply::pick_backend(apply::BackendRequest::automatic,
-                                      node_with({profile::Backend::netlink}));
+  const auto nl =
+      apply::pick_backend(apply::BackendRequest::automatic, node_with({profile::Backend::netlink}));
   EXPECT_EQ(apply::Backend::netlink, nl.backend);
 }
 
@@ -53,9 +53,10 @@ TEST(PickBackend, TwoBackendsOnOneNodeAreAnInputError)
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     EXPECT_EQ(ErrorKind::bad_input, e.kind());
-    EXPECT_EQ("cn01: ib0 asks for the netlink backend and ib1 for networkmanager; one node is "
-              "applied through one backend",
-              std::string(e.what()));
+    EXPECT_EQ(
+        "cn01: ib0 asks for the netlink backend and ib1 for networkmanager; one node is "
+        "applied through one backend",
+        std::string(e.what()));
   }
 }
 
