@@ -7,11 +7,7 @@ set -uo pipefail
 ibsetup=$1 src=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
-expect() {
-  if [ "$2" == "$3" ]; then pass=$((pass + 1)); echo "ok   $1"; else
-    fail=$((fail + 1)); printf 'FAIL %s\n     expected: %s\n     actual:   %s\n' "$1" "$3" "$2"; fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/expect.sh"
 healthy=$src/tests/fixtures/sysfs/hdr-2hca
 # A pkey child without the full-membership bit: the profile loads with one warning.
 cp "$src/tests/data/check/cluster.yaml" "$work/cluster.yaml"

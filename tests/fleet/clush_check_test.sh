@@ -11,11 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 command -v clush >/dev/null 2>&1 || { echo "SKIP: clush (ClusterShell) is not installed"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-expect() {
-  if [ "$2" == "$3" ]; then pass=$((pass + 1)); echo "ok   $1"; else
-    fail=$((fail + 1)); printf 'FAIL %s\n     expected: %s\n     actual:   %s\n' "$1" "$3" "$2"; fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/expect.sh"
 
 fixture=$src/tests/fixtures/sysfs/hdr-2hca
 port=class/infiniband/mlx5_0/ports/1

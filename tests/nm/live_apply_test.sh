@@ -14,11 +14,7 @@ fi
 . "$(dirname "$0")/nm_harness.sh"
 work=$(mktemp -d)
 trap 'nm_stop; rm -rf "$work"' EXIT
-pass=0 fail=0
-expect() {
-  if [ "$2" == "$3" ]; then pass=$((pass + 1)); echo "ok   $1"; else
-    fail=$((fail + 1)); printf 'FAIL %s\n     expected: %s\n     actual:   %s\n' "$1" "$3" "$2"; fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/expect.sh"
 contains() {
   if [[ "$2" == *"$3"* ]]; then pass=$((pass + 1)); echo "ok   $1"; else
     fail=$((fail + 1)); printf 'FAIL %s\n     expected to contain: %s\n     actual: %s\n' "$1" "$3" "$2"; fi

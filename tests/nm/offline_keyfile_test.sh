@@ -13,11 +13,7 @@ fi
 . "$(dirname "$0")/nm_harness.sh"
 root=$(mktemp -d)
 trap 'nm_stop; rm -rf "$root"' EXIT
-pass=0 fail=0
-expect() {
-  if [ "$2" == "$3" ]; then pass=$((pass + 1)); echo "ok   $1"; else
-    fail=$((fail + 1)); printf 'FAIL %s\n     expected: %s\n     actual:   %s\n' "$1" "$3" "$2"; fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/expect.sh"
 
 "$ibsetup" render "$src/profiles/lab.yaml" --node lab02 --root "$root" >/dev/null || exit 1
 conns="$root/etc/NetworkManager/system-connections"

@@ -13,16 +13,12 @@ fi
 tag="ibck$$"
 nsa="${tag}a" nsb="${tag}b" nsc="${tag}c"
 work=$(mktemp -d)
-pass=0 fail=0
 cleanup() {
   for ns in "$nsa" "$nsb" "$nsc"; do ip netns del "$ns" 2>/dev/null; done
   rm -rf "$work"
 }
 trap cleanup EXIT
-expect() {
-  if [ "$2" == "$3" ]; then pass=$((pass + 1)); echo "ok   $1"; else
-    fail=$((fail + 1)); printf 'FAIL %s\n     expected: %s\n     actual:   %s\n' "$1" "$3" "$2"; fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/expect.sh"
 
 cat >"$work/cluster.yaml" <<'YAML'
 version: 1
