@@ -170,6 +170,7 @@ PipelineCommands::PipelineCommands(CLI::App& app)
   m_apply
       ->add_option("--step-delay-ms", m_step_delay_ms,
                    "Pause after each step, both backends (tests of interruption; demos)")
+      ->check(CLI::Range(0, 60000))
       ->group("");
 }
 
