@@ -1,0 +1,17 @@
+// Where the port GUIDs come from (issue 16 item 1, SRC): `-` (JSON lines on standard input, as
+// `clush -w HOSTS ibsetup inspect --json` prints them: "HOST: {...}", or bare objects whose
+// "host" names the host), a directory of HOST.json files, or an ibnetdiscover topology file
+// (node descriptions "HOST HCA", as rdma-ndd sets them).
+#pragma once
+
+#include "partitions/model.hpp"
+
+#include <string>
+
+namespace ibsetup::partitions {
+
+// Reads SRC ("-" reads standard input). Bad lines and files become located problems in the
+// result, never an exception; an unreadable SRC (missing path, permission) throws InputError.
+Inventories read_inventories(const std::string& src);
+
+}  // namespace ibsetup::partitions
