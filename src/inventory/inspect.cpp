@@ -1,5 +1,6 @@
 // Inspecting a host: which devices and netdevs to read, on which threads, and the live sources
 // (netlink addresses, verbs) on this machine's own /sys.
+#include "inventory/netdev_source.hpp"
 #include "inventory/parse.hpp"
 #include "inventory/read.hpp"
 #include "os/hostname.hpp"
@@ -124,6 +125,11 @@ bool is_live_root(const std::string& root)
 
 Host inspect(const Options& options)
 {
+  return inspect(options, nullptr);
+}
+
+Host inspect(const Options& options, NetdevSource* netdevs)
+{
   // This machine's own /sys is trusted to hold only attribute files; a captured tree is not.
   const bool live = is_live_root(options.sysfs_root);
   SysfsReader fs(options.sysfs_root, live);
@@ -148,16 +154,28 @@ Host inspect(const Options& options)
   std::map<std::string, std::optional<std::string>> ipoib_guids;
   std::map<int, std::vector<std::string>> by_index;
   read_devices(options, fs, names, host, [&] {
-    for (const auto& name : fs.list("class/net")) {
-      Netdev n = read_netdev(nr, name);
+    const auto keep = [&](Netdev n, const std::optional<std::string>& address) {
       const bool named = std::find(options.netdev_names.begin(), options.netdev_names.end(),
-                                   name) != options.netdev_names.end();
+                                   n.name) != options.netdev_names.end();
       if (n.ipoib) {
-        const auto addr = nr.text("class/net/" + name + "/address");
-        ipoib_guids[name] = addr ? guid_of_ipoib_address(*addr) : std::nullopt;
+        ipoib_guids[n.name] = address ? guid_of_ipoib_address(*address) : std::nullopt;
       }
       if (n.ipoib || have_hcas || named) {
         host.netdevs.push_back(std::move(n));
+      }
+    };
+    if (netdevs != nullptr) {
+      for (auto& reading : netdevs->netdevs()) {
+        if (reading.netdev.ipoib && !reading.ipoib_attributes) {
+          read_ipoib_attributes(nr, reading.netdev);
+        }
+        keep(std::move(reading.netdev), reading.address);
+      }
+    } else {
+      for (const auto& name : fs.list("class/net")) {
+        Netdev n = read_netdev(nr, name);
+        const auto address = n.ipoib ? nr.text("class/net/" + name + "/address") : std::nullopt;
+        keep(std::move(n), address);
       }
     }
     if (options.addresses != nullptr) {
@@ -203,13 +221,15 @@ Host inspect_host(Options options)
 {
   std::unique_ptr<AddressSource> addresses;
   std::unique_ptr<VerbsSource> verbs;
+  std::unique_ptr<NetdevSource> netdevs;
   if (is_live_root(options.sysfs_root)) {
     addresses = make_netlink_address_source();
     verbs = make_verbs_source();
+    netdevs = make_netlink_netdev_source();
     options.addresses = addresses.get();
     options.verbs = verbs.get();
   }
-  return inspect(options);
+  return inspect(options, netdevs.get());
 }
 
 }  // namespace ibsetup::inventory

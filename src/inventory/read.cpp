@@ -192,21 +192,30 @@ Netdev read_netdev(const Reader& r, const std::string& name)
     n.carrier = *c == "1";
   }
   if (n.ipoib) {
-    if (auto mode = r.text(d + "mode")) {
-      n.mode = reading_of<IpoibMode>(*mode);
-    }
-    n.pkey = r.parsed<uint16_t>(d + "pkey", parse_pkey, "0xNNNN");
-    n.parent = r.text(d + "parent");
-    if (auto u = r.text(d + "umcast")) {
-      n.umcast = *u == "1";
-    }
+    read_ipoib_attributes(r, n);
   }
   return n;
+}
+
+void read_ipoib_attributes(const Reader& r, Netdev& n)
+{
+  const std::string d = "class/net/" + n.name + "/";
+  if (auto mode = r.text(d + "mode")) {
+    n.mode = reading_of<IpoibMode>(*mode);
+  }
+  n.pkey = r.parsed<uint16_t>(d + "pkey", parse_pkey, "0xNNNN");
+  n.parent = r.text(d + "parent");
+  if (auto u = r.text(d + "umcast")) {
+    n.umcast = *u == "1";
+  }
 }
 
 void bind_netdevs(const Reader& r, Host& host,
                   const std::map<std::string, std::optional<std::string>>& ipoib_guids)
 {
+  if (host.devices.empty()) {
+    return;  // nothing to bind to; resolving each netdev's device link costs three syscalls
+  }
   for (auto& n : host.netdevs) {
     const std::string d = "class/net/" + n.name + "/";
     if (n.ipoib) {

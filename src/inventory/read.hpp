@@ -58,6 +58,8 @@ private:
 
 Device read_device(const Reader& r, const std::string& name, bool counters);
 Netdev read_netdev(const Reader& r, const std::string& name);
+// mode, pkey, parent and umcast of an IPoIB netdev, from sysfs.
+void read_ipoib_attributes(const Reader& r, Netdev& n);
 
 // Binds netdevs to HCA ports: by port GUID in the IPoIB hardware address (as ibdev2netdev
 // does), else by PCI device and dev_port. ipoib_guids: each IPoIB netdev's port GUID, from

@@ -8,7 +8,13 @@
 #include "nm/plugin.hpp"
 
 #include <dlfcn.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
 
 #include <climits>
 #include <cstdlib>
@@ -84,6 +90,41 @@ const nm::plugin::Api& api()
   return *l.api;
 }
 
+// NetworkManager is only reachable over the D-Bus system bus. When nothing listens where
+// D-Bus clients would connect, it cannot be running, and loading libnm, GLib and their
+// libraries to learn that costs more than the whole netlink apply (issue 15: 14 ms of a 37 ms
+// no-op). Only a plain `unix:path=` address is judged; any other goes to libnm as before.
+std::optional<std::string> no_system_bus()
+{
+  const char* env = std::getenv("DBUS_SYSTEM_BUS_ADDRESS");
+  const std::string address =
+      env != nullptr && *env != '\0' ? env : "unix:path=/var/run/dbus/system_bus_socket";
+  const std::string prefix = "unix:path=";
+  if (address.compare(0, prefix.size(), prefix) != 0 ||
+      address.find_first_of(",;%") != std::string::npos) {
+    return std::nullopt;
+  }
+  const std::string path = address.substr(prefix.size());
+  sockaddr_un sa{};
+  if (path.empty() || path.size() >= sizeof sa.sun_path) {
+    return std::nullopt;
+  }
+  sa.sun_family = AF_UNIX;
+  std::memcpy(sa.sun_path, path.data(), path.size());
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    return std::nullopt;
+  }
+  const int rc = connect(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa);
+  const int err = errno;
+  close(fd);
+  if (rc == 0 || (err != ENOENT && err != ECONNREFUSED && err != ENOTDIR)) {
+    return std::nullopt;
+  }
+  return "netlink: no D-Bus system bus at " + path + " (" + std::strerror(err) +
+         "), so NetworkManager is not running";
+}
+
 }  // namespace
 
 std::vector<render::RenderedFile> render::render_keyfiles(const profile::ResolvedNode& node,
@@ -100,6 +141,9 @@ std::string render::connection_uuid(const std::string& cluster, const std::strin
 
 nm::BackendChoice nm::choose_backend(const profile::ResolvedNode& node)
 {
+  if (auto why = no_system_bus()) {
+    return {false, *why};
+  }
   const Loaded& l = load();
   if (l.api == nullptr) {
     return {false, "netlink: " + l.error};

@@ -2,6 +2,7 @@
 // libnl 3.7 has no ipoib link module, so pkey children and modes are built with its generic
 // message API: IFLA_LINKINFO { IFLA_INFO_KIND "ipoib", IFLA_INFO_DATA { IFLA_IPOIB_PKEY,
 // IFLA_IPOIB_MODE } } (linux/if_link.h), as `ip link add ... type ipoib` sends.
+#include "inventory/netdev_source.hpp"
 #include "os/netlink_messages.hpp"
 
 #include <ibsetup/apply.hpp>
@@ -19,7 +20,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <initializer_list>
+#include <map>
 
 namespace ibsetup::apply {
 
@@ -57,6 +60,9 @@ public:
       throw EnvironmentError(std::string("netlink: cannot connect: ") + nl_geterror(err) +
                              " (nothing was changed)");
     }
+    // An ack is far smaller than a page: without this libnl peeks at every answer first,
+    // two recvmsg calls per change.
+    nl_socket_disable_msg_peek(m_sock);
   }
 
   ~NetlinkBackend() override { nl_socket_free(m_sock); }
@@ -69,6 +75,7 @@ public:
   {
     const std::string what = "create " + name + " (pkey 0x" + hex(pkey) + " on " + parent + ")";
     const Msg msg(detail::ipoib_child_request(name, index_of(parent, what), pkey, mode));
+    m_index.erase(name);
     send(msg, what, "is ib_ipoib loaded, and is the parent an IPoIB interface?");
   }
 
@@ -76,6 +83,7 @@ public:
   {
     const std::string what = "delete " + name;
     Msg msg(RTM_DELLINK, 0, index_of(name, what));
+    m_index.erase(name);
     send(msg, what, "");
   }
 
@@ -147,12 +155,30 @@ private:
     return buf;
   }
 
-  static int index_of(const std::string& name, const std::string& what)
+  // Interface indexes, from one link dump the first time one is needed: if_nametoindex is a
+  // socket, an ioctl and a close for each of the hundreds of changes a large node applies.
+  // A name the dump did not have (a child made since) is looked up on its own.
+  int index_of(const std::string& name, const std::string& what)
   {
+    if (!m_indexed) {
+      m_indexed = true;
+      try {
+        for (const auto& r : inventory::make_netlink_netdev_source()->netdevs()) {
+          m_index[r.netdev.name] = *r.netdev.ifindex;
+        }
+      } catch (const EnvironmentError&) {
+        // if_nametoindex below answers, or names the interface that is missing.
+      }
+    }
+    const auto it = m_index.find(name);
+    if (it != m_index.end()) {
+      return it->second;
+    }
     const unsigned index = if_nametoindex(name.c_str());
     if (index == 0) {
       throw BackendError(what + ": no interface " + name);
     }
+    m_index[name] = static_cast<int>(index);
     return static_cast<int>(index);
   }
 
@@ -160,6 +186,15 @@ private:
   // hint when the kernel's errno is one of hint_errors.
   void send(const Msg& msg, const std::string& what, const std::string& hint,
             std::initializer_list<int> hint_errors = {EOPNOTSUPP, ENODEV})
+  {
+    send_with(
+        msg, what, [&hint] { return hint; }, hint_errors);
+  }
+
+  // The same, with a hint worked out only when the kernel refuses (it may read files).
+  void send_with(const Msg& msg, const std::string& what,
+                 const std::function<std::string()>& make_hint,
+                 std::initializer_list<int> hint_errors)
   {
     int err = nl_send_auto(m_sock, msg.get());
     if (err < 0) {
@@ -173,9 +208,11 @@ private:
     nl_cb_put(cb);
     if (state.error != 0) {
       std::string message = what + ": the kernel refused: " + std::strerror(-state.error);
-      if (!hint.empty() &&
-          std::find(hint_errors.begin(), hint_errors.end(), -state.error) != hint_errors.end()) {
-        message += " (" + hint + ")";
+      if (std::find(hint_errors.begin(), hint_errors.end(), -state.error) != hint_errors.end()) {
+        const std::string hint = make_hint();
+        if (!hint.empty()) {
+          message += " (" + hint + ")";
+        }
       }
       throw BackendError(message);
     }
@@ -207,7 +244,8 @@ private:
     Msg msg(raw);
     if (add && family == AF_INET6) {
       // The kernel answers a bare EACCES when IPv6 is switched off on the interface.
-      send(msg, what, ipv6_disabled_hint(name), {EACCES, EPERM, EAFNOSUPPORT});
+      send_with(msg, what, [&name] { return ipv6_disabled_hint(name); },
+                {EACCES, EPERM, EAFNOSUPPORT});
     } else {
       send(msg, what, "");
     }
@@ -235,6 +273,8 @@ private:
   }
 
   nl_sock* m_sock = nullptr;
+  bool m_indexed = false;
+  std::map<std::string, int> m_index;
 };
 
 }  // namespace

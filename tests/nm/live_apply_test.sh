@@ -116,7 +116,16 @@ contains "auto: unmanaged device -> netlink" "$out" \
   "backend netlink: NetworkManager is running but does not manage ib0"
 nmcli device set ib0 managed yes
 out=$(DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/nobus apply --dry-run 2>&1)
-contains "auto: no NetworkManager -> netlink" "$out" "backend netlink: cannot reach NetworkManager"
+contains "auto: no system bus -> netlink" "$out" \
+  "backend netlink: no D-Bus system bus at $work/nobus (No such file or directory), so NetworkManager is not running"
+# Without a bus the plugin is not even loaded (issue 15: loading libnm cost 14 ms): a plugin
+# path that does not exist changes nothing.
+out=$(IBSETUP_NM_PLUGIN=$work/no-plugin.so DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/nobus \
+  apply --dry-run 2>&1)
+contains "auto: no system bus, plugin not loaded" "$out" "so NetworkManager is not running"
+# A bus address libnm must judge (not a plain unix:path) still goes through the plugin.
+out=$(DBUS_SYSTEM_BUS_ADDRESS=unix:abstract=ibsetup-nobus-$$ apply --dry-run 2>&1)
+contains "auto: other address forms -> libnm" "$out" "backend netlink: cannot reach NetworkManager"
 
 # 7. Offline keyfiles for the same input give NetworkManager the same profiles.
 "$ibsetup" apply "$profile" --node nm01 --lock-file "$work/lock" --no-activate -q
