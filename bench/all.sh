@@ -8,8 +8,8 @@
 # Needs root. Usage: bench/all.sh [RUNS]   (default 30 per bench; after scripts/build.sh)
 # Takes several minutes with the default runs on a 2-core machine.
 set -uo pipefail
-cd "$(dirname "$0")/.."
-# shellcheck source=lib.sh
+cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=bench/lib.sh
 . bench/lib.sh
 runs=${1:-$bench_default_runs}
 bench_require_root all.sh

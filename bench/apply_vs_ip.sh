@@ -16,7 +16,7 @@
 # Needs root. Usage: bench/apply_vs_ip.sh [RUNS]   (default 30; after scripts/build.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck source=lib.sh
+# shellcheck source=bench/lib.sh
 . bench/lib.sh
 runs=${1:-$bench_default_runs}
 bench_require_root apply_vs_ip.sh

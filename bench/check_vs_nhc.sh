@@ -19,7 +19,7 @@
 # Needs root. Usage: bench/check_vs_nhc.sh [RUNS]   (default 30; after scripts/build.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck source=lib.sh
+# shellcheck source=bench/lib.sh
 . bench/lib.sh
 runs=${1:-$bench_default_runs}
 bench_require_root check_vs_nhc.sh
@@ -31,19 +31,20 @@ grep -v 'ipv4:' tests/data/check/cluster.yaml >"$work/cluster.yaml"
 
 nhc_src=
 nhc_mirror=${NHC_MIRROR:-/work/.mirror/mej+nhc/repo}
-if [ -n "${NHC_SRC:-}" ] && [ -x "$NHC_SRC/nhc" ]; then
+if [ -n "${NHC_SRC:-}" ]; then
+  [ -x "$NHC_SRC/nhc" ] || { echo "bench: NHC_SRC=$NHC_SRC has no executable nhc" >&2; exit 1; }
   nhc_src=$NHC_SRC
+  nhc_version=$(git -C "$nhc_src" describe --tags --always 2>/dev/null || echo "version unknown")
 elif git --git-dir="$nhc_mirror" rev-parse --verify -q HEAD >/dev/null 2>&1; then
   nhc_src=$work/nhc-src
   mkdir "$nhc_src"
   git --git-dir="$nhc_mirror" archive HEAD | tar -x -C "$nhc_src"
+  nhc_version="$(git --git-dir="$nhc_mirror" describe --tags --always) from $nhc_mirror"
 else
   echo "NHC not found: set NHC_SRC=DIR to a checkout of https://github.com/mej/nhc" \
     "(git clone https://github.com/mej/nhc DIR) or NHC_MIRROR=GITDIR; skipping the NHC rows"
 fi
 if [ -n "$nhc_src" ]; then
-  nhc_version=$(git -C "$nhc_src" describe --tags --always 2>/dev/null ||
-    git --git-dir="$nhc_mirror" describe --tags --always 2>/dev/null || echo "unknown version")
   # Two config directories: the scripts check_hw_ib needs, and every upstream script.
   for d in min all; do
     mkdir -p "$work/nhc-$d/scripts"
@@ -102,7 +103,7 @@ IBS
 chmod +x "$work"/*.sh
 
 bench_machine_line
-[ -z "$nhc_src" ] || echo "nhc: mej/nhc $nhc_version from $nhc_src"
+[ -z "$nhc_src" ] || echo "nhc: mej/nhc $nhc_version, run from $nhc_src"
 unshare -m -n bash -s "$(pwd)/tests/fixtures/sysfs/hdr-2hca" "$bench_ibsetup" "$runs" "$work" \
   "$bench_timer" "$nhc_src" <<'INNER'
 set -euo pipefail
@@ -135,20 +136,24 @@ if [ -n "$nhc_src" ]; then
   done
   ! grep -q ERROR "$work/nhc.log" || { cat "$work/nhc.log"; exit 1; }
   echo "2: INIT" >"$state"
-  nhc_argv "$work/nhc-min"
-  if "${nhc_cmd[@]}"; then
-    echo "bench: nhc passes with mlx5_1 port 1 INIT; it does not check what is timed" >&2
-    exit 1
-  fi
-  grep -q 'check_hw_ib:  No IB port mlx5_1:1 is ACTIVE' "$work/nhc.log" || {
-    cat "$work/nhc.log"
-    exit 1
-  }
+  for d in min all; do
+    : >"$work/nhc.log"
+    nhc_argv "$work/nhc-$d"
+    if "${nhc_cmd[@]}" >"$work/nhc-fail.out"; then
+      echo "bench: nhc passes with mlx5_1 port 1 INIT; it does not check what is timed" >&2
+      exit 1
+    fi
+    grep -q 'check_hw_ib:  No IB port mlx5_1:1 is ACTIVE' "$work/nhc.log" || {
+      cat "$work/nhc.log"
+      exit 1
+    }
+  done
   rc=0
   "${check[@]}" >"$work/check-bad.txt" || rc=$?
   [ "$rc" = 5 ] || { echo "bench: ibsetup check exited $rc with a port INIT" >&2; exit 1; }
   echo "4: ACTIVE" >"$state"
-  echo "verified: NHC and ibsetup check pass on the tree and fail with mlx5_1 port 1 INIT"
+  echo "verified: NHC and ibsetup check pass on the tree and fail with mlx5_1 port 1 INIT;" \
+    "NHC said: $(cat "$work/nhc-fail.out")"
   : >"$work/nhc.log"
   nhc_argv "$work/nhc-min"
   nhc_groups+=(-- --label "LBNL NHC check_hw_ib" "${nhc_cmd[@]}")
@@ -167,7 +172,7 @@ if [ -n "$nhc_src" ] && grep -q ERROR "$work/nhc.log"; then
   exit 1
 fi
 echo "fixture hdr-2hca (2 HCAs, ib0/ib1): ibsetup $(grep -c '^pass' "$work/check.txt") checks" \
-  "passed; NHC: check_hw_ib on 2 ports; $runs interleaved runs"
+  "passed${nhc_src:+; NHC: check_hw_ib on 2 ports}; $runs interleaved runs"
 INNER
 bench_table "$work/times"
 bench_load_line "$work/times" check

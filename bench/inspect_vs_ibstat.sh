@@ -10,7 +10,7 @@
 # Needs root. Usage: bench/inspect_vs_ibstat.sh [RUNS]   (default 30; after scripts/build.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck source=lib.sh
+# shellcheck source=bench/lib.sh
 . bench/lib.sh
 runs=${1:-$bench_default_runs}
 bench_require_root inspect_vs_ibstat.sh
@@ -26,7 +26,7 @@ stop_spinner() {
 }
 trap 'stop_spinner; rm -rf "$work"' EXIT
 python3 tests/fixtures/sysfs/make_fixtures.py --bench "$work/sys" 8
-ports=$(bench_in_tree "$work/sys" "$bench_ibsetup" inspect --json | grep -c '"phys_state"')
+ports=$(bench_in_tree "$work/sys" "$bench_ibsetup" inspect --json | grep -o '"phys_state"' | wc -l)
 
 round() {
   bench_in_tree "$work/sys" "$bench_timer" "$runs" --allow-fail \

@@ -7,6 +7,7 @@
 
 bench_timer=$(pwd)/build/bench/bench_spawn_timer
 bench_ibsetup=${IBSETUP:-$(pwd)/build/src/ibsetup} # IBSETUP=PATH: another build (A/B runs)
+# shellcheck disable=SC2034 # used by the scripts that source this file
 bench_default_runs=30
 
 bench_require_built() {
@@ -48,7 +49,7 @@ bench_table() {
   shift
   printf '%-52s %9s %17s\n' "command" "median ms" "p10-p90 ms"
   if [ $# = 0 ]; then
-    awk '{l = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", l); printf "%-52s %9.2f %8.2f-%-8.2f\n", l, $1, $2, $3}' "$1"
+    awk '!/^load:/ {l = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", l); printf "%-52s %9.2f %8.2f-%-8.2f\n", l, $1, $2, $3}' "$file"
     return
   fi
   for label in "$@"; do
@@ -77,10 +78,10 @@ bench_compare() {
     }
     if (mode ~ /^context/) {
       ts = "-"; verdict = "-"
-      printf "ratio %s: %s (context, no target)\n", line, rs
+      printf "%s: %s = %s (context, no target)\n", bench, line, rs
     } else {
       verdict = ok ? "met" : "NOT met"
-      printf "ratio %s: %s (target %s: %s)\n", line, rs, ts, verdict
+      printf "%s: %s = %s (target %s: %s)\n", bench, line, rs, ts, verdict
     }
     printf "row|%s|%.2f ms (%.2f-%.2f)|%s %.2f ms (%.2f-%.2f)|%s|%s|%s\n", bench, a[1], a[2], a[3],
            pl, b[1], b[2], b[3], rs, ts, verdict
@@ -112,6 +113,7 @@ bench_load_line() {
 # bench_in_tree TREE CMD [ARG...]: runs CMD in a private mount namespace where a copy of the
 # sysfs fixture TREE is mounted over /sys, so that ibsetup and the peer tools read the same files.
 bench_in_tree() {
+  # shellcheck disable=SC2016 # expanded by the inner bash, from its own arguments
   unshare -m bash -c 'mount -t tmpfs ibsetup-bench /sys && cp -a "$1"/. /sys/ && shift &&
     exec "$@"' bench-tree "$@"
 }

@@ -11,12 +11,12 @@
 # Usage: bench/nm_vs_nmcli.sh [RUNS]   (default 30; after scripts/build.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck source=lib.sh
+# shellcheck source=bench/lib.sh
 . bench/lib.sh
 runs=${1:-$bench_default_runs}
 bench_require_root nm_vs_nmcli.sh
 bench_require_built
-# shellcheck source=../tests/nm/nm_harness.sh
+# shellcheck source=tests/nm/nm_harness.sh
 . tests/nm/nm_harness.sh
 work=$(mktemp -d)
 trap 'nm_stop; rm -rf "$work"' EXIT

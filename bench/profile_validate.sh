@@ -6,7 +6,7 @@
 # Usage: bench/profile_validate.sh [HOSTS] [RUNS]   (default 10000 and 30; after scripts/build.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck source=lib.sh
+# shellcheck source=bench/lib.sh
 . bench/lib.sh
 hosts=${1:-10000}
 runs=${2:-$bench_default_runs}

@@ -20,6 +20,8 @@
 // command line), then one line on the machine's load over the whole run, from /proc/loadavg and
 // /proc/stat at start and end, and this process's children (getrusage):
 //   load: loadavg 0.52 -> 1.10; cpu busy 55% of 2 CPUs over 12.3 s (this bench 49%, rest 6%)
+// "this bench" is the CPU time of the commands the timer ran (setups included), so that a busy
+// neighbour shows as "rest"; daemons the commands talk to (NetworkManager) count as rest too.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -29,14 +31,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
-
-extern char** environ;
 
 namespace {
 
@@ -153,7 +154,7 @@ double sample(const Command& c, bool allow_fail)
 double percentile(std::vector<double> v, double p)
 {
   std::sort(v.begin(), v.end());
-  const auto i = static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
+  const auto i = static_cast<size_t>(std::lround(p * static_cast<double>(v.size() - 1)));
   return v[i];
 }
 

@@ -4,7 +4,7 @@
 # Usage: spawn_timer_test.sh BENCH_SPAWN_TIMER
 set -u
 timer=$1
-# shellcheck source=expect.sh
+# shellcheck source=tests/scripts/expect.sh
 . "$(dirname "$0")/expect.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
