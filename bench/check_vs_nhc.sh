@@ -110,6 +110,7 @@ set -euo pipefail
 tree=$1 ibsetup=$2 runs=$3 work=$4 timer=$5 nhc_src=$6
 mount -t tmpfs ibsetup-bench /sys
 cp -a "$tree"/. /sys/
+# stdin is this script: every command here reads /dev/null instead.
 # NHC's side effects stay in this mount namespace: no syslog, no site configuration.
 for f in /usr/bin/logger /bin/logger; do
   [ ! -e "$f" ] || mount --bind /bin/true "$f"
@@ -125,21 +126,21 @@ nhc_argv() { # CONFIG-DIR [OPTION...]: sets nhc_cmd
 }
 state=/sys/class/infiniband/mlx5_1/ports/1/state
 
-"${check[@]}" >"$work/check.txt" || { cat "$work/check.txt"; exit 1; }
-"$work/nhc_style.sh" || exit 1
-"$work/ibstat_style.sh" || exit 1
+"${check[@]}" </dev/null >"$work/check.txt" || { cat "$work/check.txt"; exit 1; }
+"$work/nhc_style.sh" </dev/null || exit 1
+"$work/ibstat_style.sh" </dev/null || exit 1
 nhc_groups=()
 if [ -n "$nhc_src" ]; then
   for d in min all; do
     nhc_argv "$work/nhc-$d"
-    "${nhc_cmd[@]}" || { cat "$work/nhc.log"; echo "bench: nhc fails on the tree" >&2; exit 1; }
+    "${nhc_cmd[@]}" </dev/null || { cat "$work/nhc.log"; echo "bench: nhc fails on the tree" >&2; exit 1; }
   done
   ! grep -q ERROR "$work/nhc.log" || { cat "$work/nhc.log"; exit 1; }
   echo "2: INIT" >"$state"
   for d in min all; do
     : >"$work/nhc.log"
     nhc_argv "$work/nhc-$d"
-    if "${nhc_cmd[@]}" >"$work/nhc-fail.out"; then
+    if "${nhc_cmd[@]}" </dev/null >"$work/nhc-fail.out"; then
       echo "bench: nhc passes with mlx5_1 port 1 INIT; it does not check what is timed" >&2
       exit 1
     fi
@@ -149,7 +150,7 @@ if [ -n "$nhc_src" ]; then
     }
   done
   rc=0
-  "${check[@]}" >"$work/check-bad.txt" || rc=$?
+  "${check[@]}" </dev/null >"$work/check-bad.txt" || rc=$?
   [ "$rc" = 5 ] || { echo "bench: ibsetup check exited $rc with a port INIT" >&2; exit 1; }
   echo "4: ACTIVE" >"$state"
   echo "verified: NHC and ibsetup check pass on the tree and fail with mlx5_1 port 1 INIT;" \
