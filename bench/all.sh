@@ -38,7 +38,7 @@ for b in "${benches[@]}"; do
   echo
 done
 
-echo "## Benchmarks ($start, $runs interleaved runs each; git $(git rev-parse --short HEAD 2>/dev/null || echo '?'))"
+echo "## Benchmarks ($start, $runs interleaved runs each; git $(git describe --always --dirty 2>/dev/null || echo '?'))"
 echo
 echo "| benchmark | ibsetup (median, p10-p90) | peer | ratio | target | met |"
 echo "|---|---|---|---|---|---|"

@@ -66,7 +66,19 @@ reset=(-- --setup ip -batch "$work/reset")
 # The same changes: the state apply leaves must be the state ip -batch leaves.
 state() { in_ns ip -br addr show | grep -v '^lo ' | sed 's/ fe80::[^ ]*//' | sort; }
 in_ns ip -batch "$work/reset"
-in_ns "${apply[@]}"
+in_ns "$bench_ibsetup" apply "$work/cluster.yaml" --node b1 --lock-file "$work/lock" \
+  >/dev/null 2>"$work/apply.err" || {
+  cat "$work/apply.err" >&2
+  exit 1
+}
+auto=$(sed -n 's/^ibsetup: backend //p' "$work/apply.err")
+case $auto in
+netlink:*) ;;
+*)
+  echo "bench: the auto backend chose '$auto', not netlink" >&2
+  exit 1
+  ;;
+esac
 state >"$work/state.apply"
 in_ns ip -batch "$work/reset"
 in_ns ip -batch "$work/batch"
@@ -78,6 +90,7 @@ diff -u "$work/state.batch" "$work/state.apply" || {
 
 bench_machine_line
 echo "$n interfaces x (mtu, IPv4, IPv6, up) = $((n * 4)) changes; $runs interleaved runs"
+echo "auto backend: $auto"
 in_ns "$bench_timer" "$runs" \
   "${reset[@]}" -- --label "ibsetup apply (auto: netlink)" "${apply[@]}" \
   "${reset[@]}" -- --label "ibsetup apply --backend netlink" "${apply[@]}" --backend netlink \
