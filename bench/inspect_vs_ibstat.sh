@@ -1,31 +1,62 @@
 #!/bin/bash
-# Inventory speed: `ibsetup inspect --json` next to `ibstat` (and `ibstatus`), all reading the
-# same 8-HCA x 2-port sysfs tree mounted over /sys in one private mount namespace.
-# Needs root. Usage: bench/inspect_vs_ibstat.sh [RUNS]   (after scripts/build.sh)
+# Inventory speed: `ibsetup inspect --json` next to `ibstat`, both reading the same 8-HCA x 2-port
+# sysfs tree (128-entry P_Key tables) mounted over /sys in a private mount namespace, interleaved
+# by bench_spawn_timer. Two rounds in one run:
+#   idle: the bench starts nothing else (other users of the machine show in the load line);
+#   busy: a busy loop of the bench's own (`yes >/dev/null`) takes one core, as on a Slurm node
+#         running a job; it is killed by its pid when the round ends or the bench fails.
+# Targets (issue 15): inspect / ibstat at most 0.8 idle and at most 1.0 busy. `ibstatus` (a shell
+# script over the same files) runs afterwards for scale, with fewer runs.
+# Needs root. Usage: bench/inspect_vs_ibstat.sh [RUNS]   (default 30; after scripts/build.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runs=${1:-50}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-python3 tests/fixtures/sysfs/make_fixtures.py --bench "$out/sys" 8
-ibsetup=${IBSETUP:-$(pwd)/build/src/ibsetup}  # IBSETUP=PATH: another build (A/B runs)
-timer=$(pwd)/build/bench/bench_spawn_timer
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+runs=${1:-$bench_default_runs}
+bench_require_root inspect_vs_ibstat.sh
+bench_require_built
+work=$(mktemp -d)
+spinner=
+stop_spinner() {
+  if [ -n "$spinner" ]; then
+    kill "$spinner" 2>/dev/null || true
+    wait "$spinner" 2>/dev/null || true
+    spinner=
+  fi
+}
+trap 'stop_spinner; rm -rf "$work"' EXIT
+python3 tests/fixtures/sysfs/make_fixtures.py --bench "$work/sys" 8
+ports=$(bench_in_tree "$work/sys" "$bench_ibsetup" inspect --json | grep -o '"phys_state"' | wc -l)
 
-unshare -m bash -s "$out/sys" "$ibsetup" "$runs" "$timer" "$out" <<'INNER'
-set -euo pipefail
-tree=$1 ibsetup=$2 runs=$3 timer=$4 out=$5
-mount -t tmpfs ibsetup-bench /sys
-cp -a "$tree"/. /sys/
-# bench_spawn_timer runs inspect and ibstat interleaved and times each spawn-to-exit; ibstatus
-# (a slow script, for scale) runs on its own afterwards.
-"$timer" "$runs" --allow-fail -- "$ibsetup" inspect --json -- ibstat >"$out/times"
-"$timer" $((runs / 5 + 1)) --allow-fail -- ibstatus >>"$out/times"
-ours=$(awk 'NR == 1 {print $1}' "$out/times")
-ibstat=$(awk 'NR == 2 {print $1}' "$out/times")
-ibstatus=$(awk 'NR == 3 {print $1}' "$out/times")
-ports=$("$ibsetup" inspect --json | grep -o "phys_state" | wc -l)
-echo "tree: 8 HCAs, $ports ports (128-entry P_Key tables), median of $runs runs (p10-p90)"
-printf '%-40s %8s %16s\n' "command" "ms" "p10-p90"
-awk '{printf "%-40s %8.2f %7.2f-%-8.2f\n", ($4 ~ /ibsetup$/ ? "ibsetup inspect --json" : $4), $1, $2, $3}' "$out/times"
-awk -v a="$ours" -v b="$ibstat" 'BEGIN {printf "ratio ibsetup / ibstat: %.2f\n", a / b}'
-INNER
+round() {
+  bench_in_tree "$work/sys" "$bench_timer" "$runs" --allow-fail \
+    -- --label "ibsetup inspect --json" "$bench_ibsetup" inspect --json \
+    -- --label ibstat ibstat >"$work/$1"
+}
+
+bench_machine_line
+echo "tree: 8 HCAs, $ports ports (128-entry P_Key tables); $runs interleaved runs per round"
+round idle
+yes >/dev/null &
+spinner=$!
+round busy
+stop_spinner
+bench_in_tree "$work/sys" "$bench_timer" $((runs / 5 + 1)) --allow-fail \
+  -- --label "ibstatus (shell script)" ibstatus >"$work/ibstatus"
+
+for r in idle busy; do
+  echo
+  [ $r = idle ] && echo "round idle: no load started by the bench" ||
+    echo "round busy: one core spinning (yes >/dev/null, pid of this round only)"
+  bench_table "$work/$r" "ibsetup inspect --json" ibstat
+  bench_load_line "$work/$r" "inspect, $r"
+done
+echo
+echo "for scale, $((runs / 5 + 1)) runs after the rounds:"
+bench_table "$work/ibstatus"
+echo
+bench_compare "$work/idle" "inspect --json vs ibstat, 8 HCAs, idle" \
+  "ibsetup inspect --json" ibstat at_most 0.8
+bench_compare "$work/busy" "inspect --json vs ibstat, 8 HCAs, one core busy" \
+  "ibsetup inspect --json" ibstat at_most 1.0
+bench_row_context "$work/ibstatus" "ibstatus on the same tree (context)" "ibstatus (shell script)" peer

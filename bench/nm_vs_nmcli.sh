@@ -1,18 +1,22 @@
 #!/bin/bash
 # NetworkManager backend speed: 32 IPoIB profiles, ib0 and 31 pkey children (datagram mode,
-# MTU, IPv4), stored as
-# NetworkManager profiles without activation, against a private NetworkManager
-# (tests/nm/nm_harness.sh). Side by side in one run:
+# MTU, IPv4), stored as NetworkManager profiles without activation, against a private
+# NetworkManager (tests/nm/nm_harness.sh). Interleaved by bench_spawn_timer:
 #   ibsetup apply --backend networkmanager --no-activate (one process: survey, checkpoint,
 #   32 adds, read-back verification, checkpoint destroyed), and the 32
-#   `nmcli connection add` calls a provisioning script would run.
-# Profiles are deleted between runs (not timed). Needs root.
-# Usage: bench/nm_vs_nmcli.sh [RUNS]   (after scripts/build.sh)
+#   `nmcli connection add` calls a provisioning script would run, each from no profiles (an
+#   untimed setup deletes them); a no-op re-apply (setup: no profiles, then one apply).
+# No target (issue 15 sets none); the ratio is context.
+# Needs root, NetworkManager, nmcli and dbus-daemon.
+# Usage: bench/nm_vs_nmcli.sh [RUNS]   (default 30; after scripts/build.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runs=${1:-5}
-ibsetup=${IBSETUP:-$(pwd)/build/src/ibsetup}  # IBSETUP=PATH: another build (A/B runs)
-# shellcheck source=../tests/nm/nm_harness.sh
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+runs=${1:-$bench_default_runs}
+bench_require_root nm_vs_nmcli.sh
+bench_require_built
+# shellcheck source=tests/nm/nm_harness.sh
 . tests/nm/nm_harness.sh
 work=$(mktemp -d)
 trap 'nm_stop; rm -rf "$work"' EXIT
@@ -29,53 +33,55 @@ n=32
     printf '      - {parent: ib0, pkey: 0x80%02x, mode: datagram, mtu: 2044, ipv4: 10.%d.0.0/16}\n' "$i" $((100 + i))
   done
 } >"$work/cluster.yaml"
-nmcli_adds() {
-  local i pkey
-  nmcli connection add type infiniband con-name script-ib0 ifname ib0 \
-    infiniband.transport-mode datagram ipv4.method manual ipv4.addresses 10.100.0.1/16 \
-    ipv6.method disabled >/dev/null
+{
+  echo "#!/bin/bash"
+  echo "set -e"
+  echo "nmcli connection add type infiniband con-name script-ib0 ifname ib0" \
+    "infiniband.transport-mode datagram ipv4.method manual ipv4.addresses 10.100.0.1/16" \
+    "ipv6.method disabled >/dev/null"
   for ((i = 1; i < n; i++)); do
     pkey=$(printf '80%02x' "$i")
-    nmcli connection add type infiniband con-name "script-ib0.$pkey" ifname "ib0.$pkey" \
-      infiniband.parent ib0 infiniband.p-key "0x$pkey" infiniband.transport-mode datagram \
-      infiniband.mtu 2044 ipv4.method manual ipv4.addresses "10.$((100 + i)).0.1/16" \
-      ipv6.method disabled >/dev/null
+    echo "nmcli connection add type infiniband con-name script-ib0.$pkey ifname ib0.$pkey" \
+      "infiniband.parent ib0 infiniband.p-key 0x$pkey infiniband.transport-mode datagram" \
+      "infiniband.mtu 2044 ipv4.method manual ipv4.addresses 10.$((100 + i)).0.1/16" \
+      "ipv6.method disabled >/dev/null"
   done
-}
-clear_profiles() {
-  local uuids
-  uuids=$(nmcli -t -f UUID,TYPE connection show | awk -F: '$2 == "infiniband" {print $1}')
-  if [ -n "$uuids" ]; then
-    # shellcheck disable=SC2086
-    nmcli connection delete $uuids >/dev/null
-  fi
-}
-now_us() { echo $(($(date +%s%N) / 1000)); }
-median() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {printf "%.1f", v[int((NR+1)/2)]/1000}'; }
+} >"$work/nmcli_adds.sh"
+cat >"$work/clear.sh" <<'CLEAR'
+#!/bin/bash
+set -euo pipefail
+uuids=$(nmcli -t -f UUID,TYPE connection show | awk -F: '$2 == "infiniband" {print $1}')
+if [ -n "$uuids" ]; then
+  # shellcheck disable=SC2086
+  nmcli connection delete $uuids >/dev/null
+fi
+CLEAR
+chmod +x "$work"/*.sh
+apply=("$bench_ibsetup" apply -q "$work/cluster.yaml" --node b1 --backend networkmanager
+  --no-activate --lock-file "$work/lock")
+clear=(-- --setup "$work/clear.sh")
 
 nm_start "$work/conns"
-a=() b=() c=()
-for ((r = 0; r < runs; r++)); do
-  clear_profiles
-  s=$(now_us)
-  "$ibsetup" apply -q "$work/cluster.yaml" --node b1 --backend networkmanager --no-activate \
-    --lock-file "$work/lock"
-  t=$(now_us); a+=($((t - s)))
-  s=$(now_us)
-  "$ibsetup" apply -q "$work/cluster.yaml" --node b1 --backend networkmanager --no-activate \
-    --lock-file "$work/lock"
-  t=$(now_us); c+=($((t - s)))
-  clear_profiles
-  s=$(now_us)
-  nmcli_adds
-  t=$(now_us); b+=($((t - s)))
-done
+"${apply[@]}"
 count=$(nmcli -t -f TYPE connection show | grep -c infiniband)
 [ "$count" = "$n" ] || { echo "bench: expected $n profiles, NM holds $count" >&2; exit 1; }
-apply=$(median "${a[@]}") adds=$(median "${b[@]}") noop=$(median "${c[@]}")
-echo "$n IPoIB profiles stored (not activated) in a private NetworkManager; median of $runs runs"
-printf '%-52s %10s\n' "command" "ms"
-printf '%-52s %10s\n' "ibsetup apply --no-activate (checkpoint, verified)" "$apply"
-printf '%-52s %10s\n' "$n x nmcli connection add" "$adds"
-printf '%-52s %10s\n' "ibsetup apply --no-activate, no-op re-apply" "$noop"
-awk -v a="$apply" -v b="$adds" 'BEGIN { printf "nmcli adds / ibsetup apply: %.1fx\n", b / a }'
+"$work/clear.sh"
+"$work/nmcli_adds.sh"
+count=$(nmcli -t -f TYPE connection show | grep -c infiniband)
+[ "$count" = "$n" ] || { echo "bench: expected $n nmcli profiles, NM holds $count" >&2; exit 1; }
+
+bench_machine_line
+echo "$n IPoIB profiles stored (not activated) in a private NetworkManager" \
+  "$(NetworkManager --version); $runs interleaved runs"
+"$bench_timer" "$runs" \
+  "${clear[@]}" -- --label "ibsetup apply --no-activate (checkpoint, verified)" "${apply[@]}" \
+  "${clear[@]}" -- --label "$n x nmcli connection add" "$work/nmcli_adds.sh" \
+  "${clear[@]}" -- --setup "${apply[@]}" -- --label "ibsetup apply --no-activate, no-op" \
+  "${apply[@]}" >"$work/times"
+bench_table "$work/times"
+bench_load_line "$work/times" networkmanager
+echo
+bench_compare "$work/times" "NetworkManager: $n profiles stored vs $n x nmcli connection add" \
+  "ibsetup apply --no-activate (checkpoint, verified)" "$n x nmcli connection add" context_faster
+bench_row_context "$work/times" "NetworkManager: no-op re-apply of $n profiles (context)" \
+  "ibsetup apply --no-activate, no-op" ours

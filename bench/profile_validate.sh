@@ -1,35 +1,31 @@
 #!/bin/bash
 # Profile validation speed: `ibsetup validate` on a generated 10,000-host profile, next to a
-# bare yaml-cpp parse of the same file (the floor for any yaml-cpp based tool), in one run.
-# Usage: bench/profile_validate.sh [HOSTS] [RUNS]   (after scripts/build.sh)
+# bare yaml-cpp parse of the same file (the floor for any yaml-cpp based tool), interleaved by
+# bench_spawn_timer. No target: the ratio is context for the other benches.
+# The profile is kept in bench/out/ (ignored by git) for profilers.
+# Usage: bench/profile_validate.sh [HOSTS] [RUNS]   (default 10000 and 30; after scripts/build.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 hosts=${1:-10000}
-runs=${2:-15}
+runs=${2:-$bench_default_runs}
+bench_require_built
+parser=$(pwd)/build/bench/bench_yaml_parse
 out=bench/out
 mkdir -p "$out"
-python3 bench/gen_profile.py "$hosts" 5 >"$out/cluster-$hosts.yaml"
 file="$out/cluster-$hosts.yaml"
-build/src/ibsetup validate "$file"
-
-# median wall time in milliseconds of RUNS runs of a command
-median_ms() {
-  local times=() i s e
-  for ((i = 0; i < runs; i++)); do
-    s=$(date +%s%N)
-    "$@" >/dev/null
-    e=$(date +%s%N)
-    times+=($(((e - s) / 1000)))
-  done
-  printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]/1000}'
-}
-
-parse=$(median_ms build/bench/bench_yaml_parse "$file")
-validate=$(median_ms build/src/ibsetup validate -q "$file")
+python3 bench/gen_profile.py "$hosts" 5 >"$file"
+"$bench_ibsetup" validate -q "$file"
 size=$(wc -c <"$file")
+"$bench_timer" "$runs" -- --label "ibsetup validate" "$bench_ibsetup" validate -q "$file" \
+  -- --label "bare yaml-cpp parse" "$parser" "$file" >"$out/times"
+
+bench_machine_line
+echo "profile: $hosts hosts, 5 groups, 4 interfaces per host, $((hosts / 20)) host overrides," \
+  "$size bytes; $runs interleaved runs"
+bench_table "$out/times"
+bench_load_line "$out/times" validate
 echo
-echo "profile: $hosts hosts, 5 groups, 4 interfaces per host, $((hosts / 20)) host overrides, $size bytes"
-printf '%-34s %10s\n' "what (median of $runs runs)" "ms"
-printf '%-34s %10s\n' "bare yaml-cpp parse" "$parse"
-printf '%-34s %10s\n' "ibsetup validate" "$validate"
-awk -v a="$validate" -v b="$parse" 'BEGIN {printf "ratio validate / parse: %.2f\n", a / b}'
+bench_compare "$out/times" "validate a $hosts-host profile vs a bare yaml-cpp parse (context)" \
+  "ibsetup validate" "bare yaml-cpp parse" context

@@ -1,0 +1,119 @@
+# Shared by the bench scripts (sourced from the repository root): where the programs are, the
+# machine line, and the comparison that turns two timer lines into a ratio, a target and a
+# verdict. Every bench prints its results for people and, on lines starting `row|`, for
+# bench/all.sh:
+#   row|BENCHMARK|IBSETUP (median, p10-p90)|PEER|RATIO|TARGET|met, NOT met or - (context)
+# shellcheck shell=bash
+
+bench_timer=$(pwd)/build/bench/bench_spawn_timer
+bench_ibsetup=${IBSETUP:-$(pwd)/build/src/ibsetup} # IBSETUP=PATH: another build (A/B runs)
+# shellcheck disable=SC2034 # used by the scripts that source this file
+bench_default_runs=30
+
+bench_require_built() {
+  local f
+  for f in "$bench_timer" "$bench_ibsetup"; do
+    [ -x "$f" ] || {
+      echo "bench: $f is missing; run scripts/build.sh first" >&2
+      exit 1
+    }
+  done
+}
+
+bench_require_root() {
+  [ "$(id -u)" = 0 ] || {
+    echo "bench: $1 needs root (namespaces)" >&2
+    exit 1
+  }
+}
+
+# machine: CPU model, CPUs, kernel. The load while a bench ran is the timer's `load:` line.
+bench_machine_line() {
+  local model
+  model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+  echo "machine: ${model:-unknown CPU}, $(nproc) CPUs (nproc), kernel $(uname -r)"
+}
+
+# bench_times FILE LABEL: "MEDIAN P10 P90" of the timer line whose label is LABEL.
+bench_times() {
+  awk -v want="$2" '{l = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", l)} l == want {print $1, $2, $3; f = 1}
+    END {exit !f}' "$1" || {
+    echo "bench: no timing for '$2' in $1" >&2
+    exit 1
+  }
+}
+
+# bench_table FILE [LABEL...]: the timer lines as an aligned table (all of them by default).
+bench_table() {
+  local file=$1 label m lo hi
+  shift
+  printf '%-52s %9s %17s\n' "command" "median ms" "p10-p90 ms"
+  if [ $# = 0 ]; then
+    awk '!/^load:/ {l = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", l); printf "%-52s %9.2f %8.2f-%-8.2f\n", l, $1, $2, $3}' "$file"
+    return
+  fi
+  for label in "$@"; do
+    read -r m lo hi < <(bench_times "$file" "$label")
+    printf '%-52s %9.2f %8.2f-%-8.2f\n' "$label" "$m" "$lo" "$hi"
+  done
+}
+
+# bench_compare FILE BENCHMARK OURS PEER MODE [TARGET]
+# Compares two timer lines (by label) of FILE. MODE `at_most`: OURS/PEER must be <= TARGET;
+# `faster`: PEER/OURS must be >= TARGET (OURS at least TARGET times faster); `context` and
+# `context_faster`: the same ratios with no target. Prints the ratio line and the row.
+bench_compare() {
+  local file=$1 bench=$2 ours=$3 peer=$4 mode=$5 target=${6:-}
+  local o p
+  o=$(bench_times "$file" "$ours") p=$(bench_times "$file" "$peer")
+  awk -v o="$o" -v p="$p" -v ol="$ours" -v pl="$peer" -v mode="$mode" -v t="$target" \
+    -v bench="$bench" 'BEGIN {
+    split(o, a, " "); split(p, b, " ")
+    if (mode ~ /faster/) {
+      r = b[1] / a[1]; rs = sprintf("%.1fx faster", r); ts = ">= " t "x faster"; ok = r >= t
+      line = sprintf("%s / %s", pl, ol)
+    } else {
+      r = a[1] / b[1]; rs = sprintf("%.2f", r); ts = "<= " t; ok = r <= t
+      line = sprintf("%s / %s", ol, pl)
+    }
+    if (mode ~ /^context/) {
+      ts = "-"; verdict = "-"
+      printf "%s: %s = %s (context, no target)\n", bench, line, rs
+    } else {
+      verdict = ok ? "met" : "NOT met"
+      printf "%s: %s = %s (target %s: %s)\n", bench, line, rs, ts, verdict
+    }
+    printf "row|%s|%.2f ms (%.2f-%.2f)|%s %.2f ms (%.2f-%.2f)|%s|%s|%s\n", bench, a[1], a[2], a[3],
+           pl, b[1], b[2], b[3], rs, ts, verdict
+  }'
+}
+
+# bench_row_context FILE BENCHMARK LABEL ours|peer: a row with one timing and no target (a floor,
+# a slower peer for scale), in the ibsetup or the peer column.
+bench_row_context() {
+  local t
+  t=$(bench_times "$1" "$3")
+  awk -v t="$t" -v bench="$2" -v l="$3" -v col="$4" 'BEGIN { split(t, a, " ")
+    cell = sprintf("%.2f ms (%.2f-%.2f)", a[1], a[2], a[3])
+    if (col == "peer") printf "row|%s|-|%s %s|-|-|-\n", bench, l, cell
+    else printf "row|%s|%s|-|-|-|-\n", bench, cell }'
+}
+
+# bench_load_line FILE [WHAT]: the timer's load line, naming the round it belongs to.
+bench_load_line() {
+  local line
+  line=$(grep '^load:' "$1")
+  if [ -n "${2:-}" ]; then
+    echo "load: ($2) ${line#load: }"
+  else
+    echo "$line"
+  fi
+}
+
+# bench_in_tree TREE CMD [ARG...]: runs CMD in a private mount namespace where a copy of the
+# sysfs fixture TREE is mounted over /sys, so that ibsetup and the peer tools read the same files.
+bench_in_tree() {
+  # shellcheck disable=SC2016 # expanded by the inner bash, from its own arguments
+  unshare -m bash -c 'mount -t tmpfs ibsetup-bench /sys && cp -a "$1"/. /sys/ && shift &&
+    exec "$@"' bench-tree "$@"
+}
