@@ -10,6 +10,7 @@
 #include <ibsetup/error.hpp>
 
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -237,6 +238,24 @@ TEST(SourcesTest, UnreadableSourcesThrow)
   }
 }
 
+TEST(SourcesTest, TerminalOnStandardInputIsAUsageError)
+{
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  ASSERT_GE(master, 0);
+  ASSERT_EQ(::grantpt(master), 0);
+  ASSERT_EQ(::unlockpt(master), 0);
+  const int tty = ::open(::ptsname(master), O_RDWR | O_NOCTTY | O_CLOEXEC);
+  ASSERT_GE(tty, 0);
+  try {
+    read_inventories("-", SourceLimits(), tty);  // must not wait for typing
+    ADD_FAILURE() << "a terminal was read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+  }
+  ::close(tty);
+  ::close(master);
+}
+
 TEST(SourcesTest, EmptyInputIsAProblem)
 {
   const auto inv = parse_source_text("# nothing\n\n", "-");
@@ -247,7 +266,7 @@ TEST(SourcesTest, EmptyInputIsAProblem)
 TEST(SourcesTest, BadFilesOfADirectory)
 {
   test::TempDir tmp;
-  const auto dir = tmp.path();
+  const auto& dir = tmp.path();
   std::ofstream(dir / "cn01.json") << cn01_line();
   std::ofstream(dir / "cn02.json") << cn01_line();  // says cn01
   std::ofstream(dir / "cn03.json") << "{\"devices\": [}";
