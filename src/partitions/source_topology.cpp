@@ -6,8 +6,8 @@
 //
 // as ibnetdiscover prints it (the node description in the comment), or `Ca 1 "cn01 mlx5_0"`
 // with the description as the name, as ibsim's topology files have it. rdma-ndd sets node
-// descriptions to "HOST HCA", which is what ties a port GUID to a host. Switches and routers
-// are not hosts and are passed over.
+// descriptions to "HOST HCA", which is what ties a port GUID to a host. Switches, routers and
+// the switches' SHARP aggregation nodes are not hosts and are passed over.
 #include "partitions/source_parse.hpp"
 
 #include "common/strings.hpp"
@@ -86,6 +86,9 @@ bool plain_device(std::string_view name)
   }
   return true;
 }
+
+// The node description of the SHARP aggregation node inside NVIDIA's managed switches.
+constexpr std::string_view k_aggregation_node = "Mellanox Technologies Aggregation Node";
 
 struct CaBlock {
   std::string where;        // its Ca line
@@ -194,6 +197,10 @@ private:
     CaBlock b = std::move(*m_block);
     m_block.reset();
     if (!b.readable) {
+      return;
+    }
+    // A managed switch's SHARP aggregation node is a channel adapter too, but not a host.
+    if (b.description == k_aggregation_node) {
       return;
     }
     const auto w = words(b.description);
