@@ -35,6 +35,24 @@ bool starts_with_word(std::string_view s, std::string_view word)
          (s[word.size()] == ' ' || s[word.size()] == '\t');
 }
 
+// `ibnetdiscover -p` (its ports report: "CA  20  1 0x... 4x QDR - SW ..."): not the topology.
+bool looks_like_ports_report(std::string_view line)
+{
+  for (std::string_view type : {"CA", "SW", "RT"}) {
+    if (starts_with_word(line, type)) {
+      const auto rest = util::trim(line.substr(2));
+      return !rest.empty() && rest.front() >= '0' && rest.front() <= '9';
+    }
+  }
+  return false;
+}
+
+// Reads past an input that was found to be of no known form (its problem is out already).
+class Skipped : public SourceParser::Form {
+public:
+  void line(std::string_view /*text*/, size_t /*number*/) override {}
+};
+
 }  // namespace
 
 std::optional<std::string> normalize_guid(std::string_view text)
@@ -130,6 +148,13 @@ void SourceParser::line(std::string_view text, size_t length)
   if (!m_form) {
     const auto t = util::trim(text);
     if (t.empty() || t.front() == '#') {
+      return;
+    }
+    if (looks_like_ports_report(t)) {
+      m_c.problem(m_name + ":" + std::to_string(m_number),
+                  "this is ibnetdiscover -p output (a ports report); give ibnetdiscover's "
+                  "topology, without -p");
+      m_form = std::make_unique<Skipped>();
       return;
     }
     m_form = looks_like_topology(t) ? topology_form(m_name, m_c) : json_lines_form(m_name, m_c);

@@ -332,6 +332,20 @@ TEST(SourcesTest, BadTopologyBlocks)
       "rdma-ndd sets it); its ports (none listed) are left out\n");
 }
 
+TEST(SourcesTest, PortsReportIsOneProblem)
+{
+  const auto inv = parse_source_text(
+      "CA    20    1 0x0002c9030001fe2b 4x QDR - SW     2   12 0x0002c90200401f10 ( 'cn01 "
+      "mlx4_0' - 'ISR9024' )\n"
+      "SW     2   12 0x0002c90200401f10 4x QDR - CA    20    1 0x0002c9030001fe2b ( 'ISR9024' - "
+      "'cn01 mlx4_0' )\n",
+      "ports.txt");
+  EXPECT_TRUE(inv.hosts.empty());
+  EXPECT_EQ(problems(inv),
+            "ports.txt:1: this is ibnetdiscover -p output (a ports report); give "
+            "ibnetdiscover's topology, without -p\n");
+}
+
 TEST(SourcesTest, FormIsDecidedByContent)
 {
   EXPECT_TRUE(looks_like_topology("vendid=0x2c9"));
