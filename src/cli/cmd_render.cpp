@@ -4,6 +4,8 @@
 #include "common/strings.hpp"
 #include "common/json.hpp"
 
+#include "render/udev.hpp"
+
 #include <ibsetup/profile.hpp>
 #include <ibsetup/render.hpp>
 
@@ -57,7 +59,8 @@ RenderCommands::RenderCommands(CLI::App& app, CLI::App* apply)
   for (CLI::App* cmd : {m_render, apply}) {
     cmd->add_option("--root", m_root, "Root directory to write under (e.g. / or /mnt/sysimage)");
     cmd->add_option("--format", m_format,
-                    "nm-keyfile (default), ifcfg or hosts (an /etc/hosts fragment)");
+                    "nm-keyfile (default), ifcfg, hosts (an /etc/hosts fragment) or udev (rules "
+                    "naming the base interfaces by port GUID)");
     cmd->add_option("--templates", m_templates,
                     "Directory with ifcfg templates (default: /etc/ibsetup/templates, then " +
                         std::string(IBSETUP_DATADIR) + "/templates)");
@@ -65,6 +68,10 @@ RenderCommands::RenderCommands(CLI::App& app, CLI::App* apply)
                     "Host names in the hosts fragment, with {host} and {if} (default: {host}-ib "
                     "for the first interface, {host}-{if} for the others)");
   }
+  m_render->add_option("--inventories", m_inventories,
+                       "--format udev: read the port GUIDs from SRC (- for inspect --json lines "
+                       "on standard input, a directory of HOST.json, an ibnetdiscover file) "
+                       "instead of this host's inventory");
   m_render->add_flag("--json", m_json, "Print what was written as JSON");
   m_render->add_flag("-q,--quiet", m_quiet, "Print only errors");
   m_render->add_flag("--dry-run", m_dry_run,
@@ -90,9 +97,13 @@ int RenderCommands::render_offline(const std::string& file, const std::string& n
     throw Error(ErrorKind::usage, "--root DIR is required to render (use / for this system)");
   }
   render::NodeOptions o;
-  const auto format = render::parse_format(m_format);
+  const bool udev = m_format == "udev";
+  const auto format = udev ? render::Format::nm_keyfile : render::parse_format(m_format);
   if (!format) {
-    throw Error(ErrorKind::usage, "--format must be nm-keyfile, ifcfg or hosts");
+    throw Error(ErrorKind::usage, "--format must be nm-keyfile, ifcfg, hosts or udev");
+  }
+  if (!udev && !m_inventories.empty()) {
+    throw Error(ErrorKind::usage, "--inventories is for --format udev");
   }
   const auto p = profile::load_profile(file);
   print_warnings(p.warnings, quiet || m_quiet);
@@ -125,7 +136,9 @@ int RenderCommands::render_offline(const std::string& file, const std::string& n
       }
     }
   };
-  if (o.format == render::Format::hosts) {
+  if (udev) {
+    render::render_udev_node(resolve_node_arg(p, node_name), o, m_inventories);
+  } else if (o.format == render::Format::hosts) {
     render::render_node(p, nullptr, o);
   } else {
     const auto node = resolve_node_arg(p, node_name);

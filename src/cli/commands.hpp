@@ -103,6 +103,7 @@ private:
   std::string m_format = "nm-keyfile";
   std::string m_templates;
   std::string m_hosts_pattern;
+  std::string m_inventories;  // --format udev: where the port GUIDs come from
   bool m_json = false;
   bool m_dry_run = false;
   bool m_quiet = false;

@@ -63,7 +63,7 @@ if [ ! -e /etc/ibsetup/cluster.yaml ]; then
   complete_case node-no-profile '' show --node ''
 fi
 complete_case backend 'netlink networkmanager' apply "$lab" --backend n
-complete_case render-format 'hosts ifcfg nm-keyfile' render "$lab" --format ''
+complete_case render-format 'hosts ifcfg nm-keyfile udev' render "$lab" --format ''
 complete_case check-format 'json nhc text' check "$lab" --format ''
 complete_case value-without-completion '' apply "$lab" --wait ''
 complete_case profile-file "$lab" validate "${lab%.yaml}"

@@ -37,6 +37,10 @@ check render-again 0 '^unchanged  .*ibsetup-ib0.8010.nmconnection' -- render "$s
 check apply-offline-ifcfg 0 'created  .*/etc/sysconfig/network-scripts/ifcfg-ib0.8010' -- apply "$src/profiles/lab.yaml" --node lab01 --offline --root "$root" --format ifcfg --templates "$src/templates"
 check render-hosts-json 0 '"path":"etc/hosts.ibsetup","result":"created"' -- render "$src/profiles/lab.yaml" --root "$root" --format hosts --json
 check render-no-root 2 '--root DIR is required' -- render "$src/profiles/lab.yaml" --node lab01
+check render-udev 0 'created  .*/etc/udev/rules.d/70-ibsetup-ipoib.rules' -- render "$src/profiles/lab.yaml" --node lab01 --root "$root" --format udev --inventories "$src/tests/data/partitions/udev"
+check render-udev-stdin 0 'unchanged  .*70-ibsetup-ipoib.rules' -- render "$src/profiles/lab.yaml" --node lab01 --root "$root" --format udev --inventories - < "$src/tests/data/partitions/udev/lab01.json"
+check render-udev-no-port 3 'ib1 is declared on mlx5_1 port 1, which the inventory lacks' -- render "$src/profiles/lab.yaml" --node lab02 --root "$root" --format udev --inventories "$src/tests/data/partitions/udev"
+check render-inventories-not-udev 2 '--inventories is for --format udev' -- render "$src/profiles/lab.yaml" --node lab01 --root "$root" --inventories "$src/tests/data/partitions/udev"
 # A profile warning (a P_Key without the full-membership bit) is printed, and -q silences it
 # as on every command.
 sed 's/pkey: 0x8010/pkey: 0x0010/' "$src/profiles/lab.yaml" >"$root/warn.yaml"
