@@ -141,9 +141,9 @@ struct Profile {
   Defaults defaults;
   std::vector<Group> groups;
   std::map<std::string, HostOverride> overrides;
-  PartitionsSpec partitions;
   std::unordered_map<std::string, size_t> group_of_host;  // host -> index into groups
   std::vector<Diagnostic> warnings;
+  PartitionsSpec partitions;  // last: the members before it keep their offsets
 };
 
 // One interface of one node, with defaults, group and host override merged.
