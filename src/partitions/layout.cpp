@@ -246,10 +246,11 @@ void Builder::walk_host(const profile::Group& group, size_t index)
     const auto parent = std::find_if(ifaces.begin(), ifaces.end(), [&](const auto& b) {
       return ri.parent && b.name == *ri.parent;
     });
-    std::string why;
-    if (parent == ifaces.end()) {
-      continue;  // validation requires the parent: only a broken profile gets here
+    if (parent == ifaces.end()) {  // validation requires the parent: reported all the same
+      missing(host, ri.name + "'s parent is not declared", pkey);
+      continue;
     }
+    std::string why;
     const InventoryPort* port = resolve_port(*inv, *parent, why);
     if (port == nullptr) {
       // Named after the parent: its children on other partitions share the one problem.
