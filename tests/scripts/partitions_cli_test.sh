@@ -137,6 +137,14 @@ expect "duplicate GUID: named with both hosts" \
 expect "unknown host: reported" \
   "$(grep -c 'inventories of hosts not in the profile (left out): n-extra' "$dir/dup.err")" 1
 
+# Outside text cannot add a line of its own to partitions.conf.
+inventory n-hdr-2hca hdr-2hca | sed 's/"mlx5_0"/"mlx5_0\\nEvil=0x0009 : ALL=full ;"/g' >"$dir/evil.txt"
+grep -v '^n-hdr-2hca:' "$dir/all.txt" >>"$dir/evil.txt"
+run evil partitions "$dir/c.yaml" --inventories - --allow-missing <"$dir/evil.txt"
+expect "hostile device name: no line of its own" "$code $(grep -c '^Evil' "$dir/evil.out")" "0 0"
+expect "hostile device name: reported, escaped" \
+  "$(grep -c "is not a device name; its ports are left out" "$dir/evil.err")" 1
+
 # --json: the partitions and the report.
 run json partitions "$dir/c.yaml" --inventories - --json <"$dir/missing.txt"
 expect "--json: incomplete, exit 3" "$code" 3
