@@ -1,6 +1,7 @@
 #include "cli/app.hpp"
 
 #include "cli/cmd_firmware.hpp"
+#include "cli/cmd_partitions.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/safe_output.hpp"
@@ -152,6 +153,7 @@ enum : unsigned {
   k_firmware = 1U << 4U,
   k_rdma = 1U << 5U,
   k_report = 1U << 6U,
+  k_partitions = 1U << 7U,
   k_all = ~0U,
 };
 
@@ -163,7 +165,7 @@ unsigned groups_for(int argc, char** argv)
       {"validate", k_profile},  {"show", k_profile},  {"hosts", k_profile},
       {"inspect", k_inventory}, {"plan", k_pipeline}, {"apply", k_pipeline},
       {"render", k_pipeline},   {"check", k_check},   {"firmware", k_firmware},
-      {"responder", k_rdma},    {"report", k_report},
+      {"responder", k_rdma},    {"report", k_report}, {"partitions", k_partitions},
   };
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -203,6 +205,7 @@ int run(int argc, char** argv)
   std::optional<FirmwareCommands> firmware_cmds;
   std::optional<RdmaCommands> rdma_cmds;
   std::optional<ReportCommands> report_cmds;
+  std::optional<PartitionsCommands> partitions_cmds;
   if ((groups & k_profile) != 0U) {
     profile_cmds.emplace(app);
   }
@@ -224,6 +227,9 @@ int run(int argc, char** argv)
   }
   if ((groups & k_report) != 0U) {
     report_cmds.emplace(app);
+  }
+  if ((groups & k_partitions) != 0U) {
+    partitions_cmds.emplace(app);
   }
 
   if (const int code = refuse_unknown_subcommand(app, argc, argv)) {
@@ -262,6 +268,7 @@ int run(int argc, char** argv)
         [&] { return check_cmds ? check_cmds->run() : -1; },
         [&] { return rdma_cmds ? rdma_cmds->run() : -1; },
         [&] { return report_cmds ? report_cmds->run() : -1; },
+        [&] { return partitions_cmds ? partitions_cmds->run() : -1; },
     };
     int code = -1;
     for (const auto& command : table) {
