@@ -11,7 +11,7 @@ namespace ibsetup::os {
 namespace {
 
 // P_Key table blocks hold 32 entries; NodeInfo's PartitionCap says how many the port has.
-constexpr int k_block_entries = 32;
+constexpr unsigned k_block_entries = 32;
 // A CA reports at most 65535 entries; more blocks than this would be a broken answer.
 constexpr unsigned k_max_blocks = 2048;
 
@@ -86,7 +86,7 @@ public:
             "P_Key table block " + std::to_string(block) + " of " + lid_text(lid) + ": no answer";
         return out;
       }
-      for (int i = 0; i < k_block_entries; ++i) {
+      for (size_t i = 0; i < k_block_entries; ++i) {
         // Big-endian 16-bit entries, from the start of the SMP data.
         const auto pkey = static_cast<uint16_t>((data[2 * i] << 8) | data[2 * i + 1]);
         if ((pkey & 0x7fff) != 0) {
@@ -116,10 +116,13 @@ std::unique_ptr<SmpPort> open_smp_port(const SmpPortOptions& options)
   ibmad_port* port = mad_rpc_open_port(ca.empty() ? nullptr : &ca[0], options.port, classes,
                                        static_cast<int>(sizeof classes / sizeof classes[0]));
   if (port == nullptr) {
-    throw std::runtime_error("cannot open the management port " +
-                             (ca.empty() ? std::string("(first active)") : ca) + "/" +
-                             std::to_string(options.port) +
-                             " through libibumad (no HCA, no umad device, or no permission)");
+    const std::string which = ca.empty() && options.port == 0
+                                  ? std::string("the first active HCA port")
+                                  : (ca.empty() ? std::string("the first HCA") : ca) + " port " +
+                                        std::to_string(options.port);
+    throw std::runtime_error("cannot open " + which +
+                             " for MADs through libibumad (no HCA, no umad device, or no "
+                             "permission on /dev/infiniband/umad*)");
   }
   mad_rpc_set_timeout(port, options.timeout_ms);
   mad_rpc_set_retries(port, options.retries);
