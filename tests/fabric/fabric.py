@@ -240,3 +240,8 @@ class Fabric:
     def pkeys(self, lid):
         """The P_Key table OpenSM programmed on the port with this LID (smpquery pkeys)."""
         return parse_pkeys(self.run(["smpquery", "pkeys", str(lid)]).stdout)
+
+    def dump_pkeys(self):
+        """{host: (lid, port guid, P_Key table)} of every host port, read with smpquery."""
+        return {host: (lid, guid, self.pkeys(lid))
+                for host, (lid, guid) in sorted(self.ca_ports().items())}
