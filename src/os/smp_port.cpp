@@ -61,7 +61,7 @@ public:
     ib_portid_set(&dest, lid, 0, 0);
     uint8_t data[IB_SMP_DATA_SIZE] = {};
     if (smp_query_via(data, &dest, IB_ATTR_NODE_INFO, 0, m_timeout, m_port) == nullptr) {
-      out.error = "NodeInfo of " + lid_text(lid) + ": no answer";
+      out.error = "NodeInfo of " + lid_text(lid) + ": no valid answer (timeout or error status)";
       return out;
     }
     unsigned node_type = 0;

@@ -157,9 +157,9 @@ class Fabric:
         with open(self.path("net"), "w") as f:
             f.write(topology())
         log = open(self.path("ibsim.log"), "w")
-        # -s: start the simulation at once; -n: no console (stdin is not a terminal here).
-        proc = subprocess.Popen(["ibsim", "-s", "-n", self.path("net")], stdin=subprocess.DEVNULL,
-                                stdout=log, stderr=subprocess.STDOUT, cwd=self.dir)
+        # -s: start the simulation at once. Its console reads stdin: console() writes to it.
+        proc = subprocess.Popen(["ibsim", "-s", self.path("net")], stdin=subprocess.PIPE,
+                                stdout=log, stderr=subprocess.STDOUT, cwd=self.dir, text=True)
         log.close()
         self.procs.append(proc)
         deadline = time.monotonic() + 20
@@ -170,6 +170,20 @@ class Fabric:
                 return
             time.sleep(0.1)
         raise RuntimeError("ibsim not ready after 20 s: " + self.read("ibsim.log"))
+
+    def console(self, command):
+        """Runs an ibsim console command ("Error \"cn05 mlx5_0\"[1] 100 22": drop every P_Key
+        table SMP to that port) and waits until ibsim has taken it."""
+        ibsim = self.procs[0]
+        # The console prints a new prompt once it has carried out a line.
+        before = self.read("ibsim.log").count("sim>")
+        ibsim.stdin.write(command + "\n")
+        ibsim.stdin.flush()
+        deadline = time.monotonic() + 10
+        while self.read("ibsim.log").count("sim>") <= before:
+            if time.monotonic() > deadline:
+                raise RuntimeError("ibsim console: no prompt after " + command)
+            time.sleep(0.05)
 
     def read(self, name):
         try:

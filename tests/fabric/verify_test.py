@@ -5,8 +5,9 @@ fabric.py, through libibmad from one host (cn18's HCA, the SM running on cn01's)
   P_Keys of data/expected_pkeys.txt (the same oracle as pkeys_test.py);
 - with data/partitions_broken.conf, exactly the four broken host ports fail, each naming the
   pkey and what differs, in the text and the JSON report;
-- a member whose GUID is not in the fabric is reported unreachable (the run still ends), an
-  unresolved member is listed as not checked, and with no SM every port is unreachable.
+- a member whose GUID is not in the fabric and a port that does not answer P_Key table queries
+  are reported unreachable while the other ports are still checked, an unresolved member is
+  listed as not checked, and with no SM every port is unreachable.
 Exits 77 (skipped) when ibsim or opensm are not installed.
 
 Usage: verify_test.py FABRIC_VERIFY"""
@@ -132,6 +133,21 @@ def unreachable(fab, driver, layout_path):
           "unreachable member, text report:\n" + out)
 
 
+def silent_port(fab, driver, layout):
+    # ibsim drops every P_Key table SMP (attribute 0x16) to cn05's port: the verification
+    # reports that port and still checks the others.
+    fab.console('Error "cn05 mlx5_0"[1] 100 22')
+    rc, out, _ = verify(fab, driver, layout, "--json", "--timeout-ms", "200", "--retries", "1")
+    report = json.loads(out)
+    p = by_host(report).get("cn05", {})
+    check(rc == 1 and p.get("status") == "unreachable" and
+          (p.get("error") or "").startswith("P_Key table block 0 of LID "),
+          "cn05 not answering: exit %d, %s" % (rc, p))
+    check(sum(q["status"] == "pass" for q in report["ports"]) == 17,
+          "cn05 not answering: the other 17 ports no longer pass")
+    fab.console('Error "cn05 mlx5_0"[1] 0')
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__.strip().splitlines()[-1])
@@ -145,6 +161,7 @@ def main():
         check(not fabric.partition_problems(log), "OpenSM: %s" % fabric.partition_problems(log))
         matching(fab, driver, layout)
         unreachable(fab, driver, layout)
+        silent_port(fab, driver, layout)
         fab.stop()
         rc, out, _ = verify(fab, driver, layout, "--json", "--timeout-ms", "200", "--retries", "1")
         report = json.loads(out) if out else {"ports": []}
