@@ -116,10 +116,9 @@ std::unique_ptr<SmpPort> open_smp_port(const SmpPortOptions& options)
   ibmad_port* port = mad_rpc_open_port(ca.empty() ? nullptr : &ca[0], options.port, classes,
                                        static_cast<int>(sizeof classes / sizeof classes[0]));
   if (port == nullptr) {
-    const std::string which = ca.empty() && options.port == 0
-                                  ? std::string("the first active HCA port")
-                                  : (ca.empty() ? std::string("the first HCA") : ca) + " port " +
-                                        std::to_string(options.port);
+    const std::string which = (ca.empty() ? std::string("the first HCA") : ca) +
+                              (options.port == 0 ? std::string(" (first active port)")
+                                                 : " port " + std::to_string(options.port));
     throw std::runtime_error("cannot open " + which +
                              " for MADs through libibumad (no HCA, no umad device, or no "
                              "permission on /dev/infiniband/umad*)");

@@ -7,7 +7,8 @@ fabric.py, through libibmad from one host (cn18's HCA, the SM running on cn01's)
   pkey and what differs, in the text and the JSON report;
 - a member whose GUID is not in the fabric and a port that does not answer P_Key table queries
   are reported unreachable while the other ports are still checked, an unresolved member is
-  listed as not checked, and with no SM every port is unreachable.
+  listed as not checked, and with no SM every port is unreachable;
+- the local CA and port are the ones given, and a CA that is not there is an error naming it.
 Exits 77 (skipped) when ibsim or opensm are not installed.
 
 Usage: verify_test.py FABRIC_VERIFY"""
@@ -148,6 +149,17 @@ def silent_port(fab, driver, layout):
     fab.console('Error "cn05 mlx5_0"[1] 0')
 
 
+def local_port(fab, driver, layout):
+    # The queries leave from the CA and port given, and a CA that is not there is an error
+    # that names it, not a report.
+    rc, out, err = verify(fab, driver, layout, "--ca", "ibsim0", "--port", "1")
+    check(rc == 0 and "fabric: ok (18 ports match" in out, "--ca ibsim0 --port 1: exit %d %s" % (rc, err))
+    rc, out, err = verify(fab, driver, layout, "--ca", "mlx5_9")
+    check(rc == 2 and out == "" and
+          "fabric_verify: error: cannot open mlx5_9 (first active port) for MADs" in err,
+          "--ca mlx5_9: exit %d, stdout %r, stderr %r" % (rc, out, err))
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__.strip().splitlines()[-1])
@@ -160,6 +172,7 @@ def main():
         log = fab.start_sm(read("partitions.conf"))
         check(not fabric.partition_problems(log), "OpenSM: %s" % fabric.partition_problems(log))
         matching(fab, driver, layout)
+        local_port(fab, driver, layout)
         unreachable(fab, driver, layout)
         silent_port(fab, driver, layout)
         fab.stop()
