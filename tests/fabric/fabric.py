@@ -92,7 +92,8 @@ def parse_pkeys(text):
 def partition_problems(log_text):
     """OpenSM's complaints about partitions.conf (parse errors and warnings, partition
     errors) and any error it logged, one line each."""
-    pattern = re.compile(r"PARSE (ERROR|WARN)|[Pp]artition.*(error|fail|ignor|invalid)|ERR [0-9A-F]{4}")
+    pattern = re.compile(r"PARSE (ERROR|WARN)|[Pp]artition.*(error|fail|ignor|invalid)"
+                         r"|ERR [0-9A-F]{4}")
     return [line for line in log_text.splitlines() if pattern.search(line)]
 
 
@@ -165,7 +166,8 @@ class Fabric:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                raise RuntimeError("ibsim exited (%d): %s" % (proc.returncode, self.read("ibsim.log")))
+                raise RuntimeError("ibsim exited (%d): %s" % (proc.returncode,
+                                                             self.read("ibsim.log")))
             if "Network simulator ready" in self.read("ibsim.log"):
                 return
             time.sleep(0.1)

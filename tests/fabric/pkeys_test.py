@@ -45,7 +45,8 @@ def main():
         for host, (lid, guid, table) in dump.items():
             print("%s LID %d %s: %s" % (host, lid, guid, " ".join("0x%04x" % p for p in table)))
         if sorted(dump) != sorted(expected):
-            failures.append("ibnetdiscover hosts %s, expected %s" % (sorted(dump), sorted(expected)))
+            failures.append("ibnetdiscover hosts %s, expected %s" % (sorted(dump),
+                                                                     sorted(expected)))
         for host in sorted(expected):
             if host not in dump:
                 continue

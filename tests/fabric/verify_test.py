@@ -67,7 +67,8 @@ def matching(fab, driver, layout):
         check(p.get("status") == "pass", "%s: status %s" % (host, p.get("status")))
         check(sorted(p.get("observed") or []) == pkeys,
               "%s: observed %s, expected_pkeys.txt says %s" % (host, p.get("observed"), pkeys))
-        check(p.get("guid") == fabric.port_guid(int(host[2:])), "%s: guid %s" % (host, p.get("guid")))
+        check(p.get("guid") == fabric.port_guid(int(host[2:])),
+              "%s: guid %s" % (host, p.get("guid")))
     rc, out, _ = verify(fab, driver, layout)
     check(rc == 0 and "fabric: ok (18 ports match, 0 differ, 0 unreachable, 0 not checked)" in out,
           "matching fabric, text report:\n" + out)
@@ -81,8 +82,10 @@ BROKEN = {
     "cn16": ([], [], [{"pkey": "0x0003", "expected": "full", "observed": "limited"}]),
 }
 BROKEN_TEXT = [
-    "fail    cn03  mlx5_0/1  LID 5: extra 0x8002; expected 0x8001 0x0003 0xffff, observed 0x8001 0x8002 0x0003 0xffff",
-    "fail    cn05  mlx5_0/1  LID 7: missing 0x8001; expected 0x8001 0x0003 0xffff, observed 0x0003 0xffff",
+    "fail    cn03  mlx5_0/1  LID 5: extra 0x8002; expected 0x8001 0x0003 0xffff, observed "
+    "0x8001 0x8002 0x0003 0xffff",
+    "fail    cn05  mlx5_0/1  LID 7: missing 0x8001; expected 0x8001 0x0003 0xffff, observed "
+    "0x0003 0xffff",
     "fail    cn14  mlx5_0/1  LID 16: 0x0001 full member, expected limited;",
     "fail    cn16  mlx5_0/1  LID 18: 0x0003 limited member, expected full;",
     "fabric: FAILED (14 ports match, 4 differ, 0 unreachable, 0 not checked)",
@@ -96,7 +99,8 @@ def broken(fab, driver, layout):
     check(report["ok"] is False, "broken fabric: ok is not false")
     for host, p in sorted(by_host(report).items()):
         if host not in BROKEN:
-            check(p["status"] == "pass", "broken fabric: %s %s, expected pass" % (host, p["status"]))
+            check(p["status"] == "pass",
+                  "broken fabric: %s %s, expected pass" % (host, p["status"]))
             continue
         missing, extra, membership = BROKEN[host]
         got = (p["missing"], p["extra"], p["membership"])
@@ -128,7 +132,8 @@ def unreachable(fab, driver, layout_path):
     check(sum(q["status"] == "pass" for q in report["ports"]) == 18,
           "unreachable member: the 18 fabric ports no longer pass")
     rc, out, _ = verify(fab, driver, path)
-    check("fail    cn99  mlx5_0/1  0x0002c90300009902 unreachable: the SA at LID 1 has no path" in out
+    check("fail    cn99  mlx5_0/1  0x0002c90300009902 unreachable: the SA at LID 1 has no path"
+          in out
           and "skip    cn20  -         not checked: no inventory" in out
           and "(18 ports match, 0 differ, 1 unreachable, 1 not checked)" in out,
           "unreachable member, text report:\n" + out)
@@ -153,7 +158,8 @@ def local_port(fab, driver, layout):
     # The queries leave from the CA and port given, and a CA that is not there is an error
     # that names it, not a report.
     rc, out, err = verify(fab, driver, layout, "--ca", "ibsim0", "--port", "1")
-    check(rc == 0 and "fabric: ok (18 ports match" in out, "--ca ibsim0 --port 1: exit %d %s" % (rc, err))
+    check(rc == 0 and "fabric: ok (18 ports match" in out,
+          "--ca ibsim0 --port 1: exit %d %s" % (rc, err))
     rc, out, err = verify(fab, driver, layout, "--ca", "mlx5_9")
     check(rc == 2 and out == "" and
           "fabric_verify: error: cannot open mlx5_9 (first active port) for MADs" in err,
