@@ -2,10 +2,11 @@
 // query, so an unreachable port costs at most (retries + 1) * timeout per MAD, never a hang.
 #include "os/smp_port.hpp"
 
+#include <ibsetup/error.hpp>
+
 #include <infiniband/mad.h>
 
 #include <cstring>
-#include <stdexcept>
 
 namespace ibsetup::os {
 namespace {
@@ -119,9 +120,9 @@ std::unique_ptr<SmpPort> open_smp_port(const SmpPortOptions& options)
     const std::string which = (ca.empty() ? std::string("the first HCA") : ca) +
                               (options.port == 0 ? std::string(" (first active port)")
                                                  : " port " + std::to_string(options.port));
-    throw std::runtime_error("cannot open " + which +
-                             " for MADs through libibumad (no HCA, no umad device, or no "
-                             "permission on /dev/infiniband/umad*)");
+    throw EnvironmentError("cannot open " + which +
+                           " for MADs through libibumad (no HCA, no umad device, or no "
+                           "permission on /dev/infiniband/umad*)");
   }
   mad_rpc_set_timeout(port, options.timeout_ms);
   mad_rpc_set_retries(port, options.retries);

@@ -42,8 +42,8 @@ struct SmpPortOptions {
   int retries = 2;
 };
 
-// Opens the local port through libibmad. Throws std::runtime_error naming the CA and port when
-// it cannot be opened (no HCA, no umad device, no permission).
+// Opens the local port through libibmad. Throws EnvironmentError naming the CA and port when it
+// cannot be opened (no HCA, no umad device, no permission).
 std::unique_ptr<SmpPort> open_smp_port(const SmpPortOptions& options);
 
 }  // namespace ibsetup::os

@@ -73,8 +73,8 @@ PortVerdict compare_port(const ExpectedPort& expected, const std::vector<uint16_
 // does not answer: it is reported as unreachable.
 VerifyReport verify_fabric(const Layout& layout, os::SmpPort& smp);
 
-// Opens the local port (os::open_smp_port; throws std::runtime_error when it cannot) and
-// verifies through it.
+// Opens the local port (os::open_smp_port; throws EnvironmentError when it cannot) and verifies
+// through it.
 VerifyReport verify_fabric(const Layout& layout, const VerifyOptions& options);
 
 // In the style of `ibsetup check`: one row per port (STATUS HOST PORT RESULT), then a summary.
