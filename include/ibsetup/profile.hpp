@@ -19,11 +19,13 @@ enum class Mode { datagram, connected };
 enum class LinkType { ib, eth, vpi };
 enum class Backend { automatic, networkmanager, netlink };
 enum class PortState { down, init, armed, active, active_defer };
+enum class Membership { full, limited };
 
 const char* to_string(Mode mode);
 const char* to_string(LinkType type);
 const char* to_string(Backend backend);
 const char* to_string(PortState state);
+const char* to_string(Membership membership);
 
 // Largest IPoIB MTU in datagram mode (4K IB MTU - 4) and in connected mode.
 constexpr int k_datagram_mtu_max = 4092;
@@ -110,6 +112,28 @@ struct HostOverride {
   std::map<std::string, InterfaceSpec> interfaces;  // by interface name
 };
 
+// One partition of the subnet manager (`partitions.pkeys[i]`, or `partitions.default`).
+struct PartitionSpec {
+  Mark mark;
+  std::string path;              // partitions.pkeys[0]
+  Setting<uint16_t> pkey;        // the partition number, without the membership bit
+  Setting<std::string> name;     // OpenSM's partition name
+  Setting<int> mtu;              // IB MTU in bytes (256 ... 4096) of the IPoIB broadcast group
+  Setting<double> rate;          // Gb/s
+  Setting<int> sl;               // service level 0 ... 15
+  Setting<std::string> limited;  // hostlist of limited members
+  std::vector<std::string> limited_hosts;  // expanded, in order
+  Setting<Membership> membership;          // the Default partition's: ALL=full or ALL=limited
+};
+
+// The optional `partitions:` section: what `ibsetup partitions` writes for the subnet manager.
+struct PartitionsSpec {
+  Mark mark;
+  bool declared = false;
+  PartitionSpec default_partition;  // pkey 0x7fff
+  std::vector<PartitionSpec> pkeys;
+};
+
 struct Profile {
   std::string file;
   int version = 0;
@@ -117,6 +141,7 @@ struct Profile {
   Defaults defaults;
   std::vector<Group> groups;
   std::map<std::string, HostOverride> overrides;
+  PartitionsSpec partitions;
   std::unordered_map<std::string, size_t> group_of_host;  // host -> index into groups
   std::vector<Diagnostic> warnings;
 };

@@ -1,6 +1,7 @@
 #include "cli/app.hpp"
 
 #include "cli/cmd_firmware.hpp"
+#include "cli/cmd_partitions.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/safe_output.hpp"
@@ -162,6 +163,7 @@ int run(int argc, char** argv)
   FirmwareCommands firmware_cmds(app);
   RdmaCommands rdma_cmds(app);
   ReportCommands report_cmds(app);
+  PartitionsCommands partitions_cmds(app);
 
   if (const int code = refuse_unknown_subcommand(app, argc, argv)) {
     return code;
@@ -199,6 +201,7 @@ int run(int argc, char** argv)
         [&] { return check_cmds.run(); },
         [&] { return rdma_cmds.run(); },
         [&] { return report_cmds.run(); },
+        [&] { return partitions_cmds.run(); },
     };
     int code = -1;
     for (const auto& command : table) {

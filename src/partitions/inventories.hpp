@@ -6,12 +6,14 @@
 
 #include "partitions/model.hpp"
 
+#include <ibsetup/export.hpp>
+
 #include <string>
 
 namespace ibsetup::partitions {
 
 // Reads SRC ("-" reads standard input). Bad lines and files become located problems in the
 // result, never an exception; an unreadable SRC (missing path, permission) throws InputError.
-Inventories read_inventories(const std::string& src);
+IBSETUP_EXPORT Inventories read_inventories(const std::string& src);
 
 }  // namespace ibsetup::partitions

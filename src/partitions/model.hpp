@@ -65,6 +65,7 @@ struct Partition {
 struct Missing {
   std::string host;
   std::string what;  // "no inventory", "no port for ib0.8001: candidates mlx5_0/1, mlx5_1/1", ...
+  std::vector<uint16_t> pkeys;  // the partitions it is missing from (without the membership bit)
 };
 
 struct Layout {

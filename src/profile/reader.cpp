@@ -407,7 +407,8 @@ void read_profile(const YAML::Node& root, Profile& profile, Diagnostics& diags)
                 "a profile is a mapping with 'version' and 'nodes', got " + describe(root));
     return;
   }
-  MapReader m(root, "", top, diags, {"version", "cluster", "defaults", "nodes", "hosts"});
+  MapReader m(root, "", top, diags,
+              {"version", "cluster", "defaults", "nodes", "hosts", "partitions"});
   if (const auto* e = m.get("cluster")) {
     if (auto name = read_string(*e, diags)) {
       profile.cluster = *name;
@@ -451,6 +452,9 @@ void read_profile(const YAML::Node& root, Profile& profile, Diagnostics& diags)
   }
   if (const auto* e = m.get("hosts")) {
     read_overrides(*e, profile, diags);
+  }
+  if (const auto* e = m.get("partitions")) {
+    read_partitions(*e, profile, diags);
   }
 }
 

@@ -5,11 +5,16 @@
 #include <ibsetup/diagnostics.hpp>
 #include <ibsetup/profile.hpp>
 
+#include "profile/reader_fields.hpp"
+
 #include <yaml-cpp/yaml.h>
 
 namespace ibsetup::profile::detail {
 
 void read_profile(const YAML::Node& root, Profile& profile, Diagnostics& diags);
+
+// The optional `partitions:` section (reader_partitions.cpp).
+void read_partitions(const Entry& section, Profile& profile, Diagnostics& diags);
 
 // Why name cannot be a Linux interface name, or "" when it can.
 std::string interface_name_problem(const std::string& name);

@@ -55,6 +55,11 @@ const char* to_string(PortState state)
   }
 }
 
+const char* to_string(Membership membership)
+{
+  return membership == Membership::full ? "full" : "limited";
+}
+
 namespace detail {
 
 const HostOverride* find_host_override(const Profile& profile, const std::string& host)

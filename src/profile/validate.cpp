@@ -404,6 +404,7 @@ void validate_profile(Profile& profile, const Limits& limits, Diagnostics& diags
   check_backends(profile, diags);
   check_peers(profile, diags);
   check_addresses(profile, diags);
+  check_partitions(profile, limits, diags);
 }
 
 }  // namespace ibsetup::profile::detail

@@ -30,6 +30,11 @@ void check_addresses(const Profile& profile, Diagnostics& diags);
 // host override) agree, auto aside. Reported once per group, at the second backend.
 void check_backends(const Profile& profile, Diagnostics& diags);
 
+// The `partitions:` section against the rest: limited hostlists expanded (their hosts must be
+// in a group), each partition once, and a warning for a partition no interface uses
+// (validate_partitions.cpp).
+void check_partitions(Profile& profile, const Limits& limits, Diagnostics& diags);
+
 // Why prefix cannot give host addresses (/0, or a loopback, multicast, link-local or
 // unspecified range: for a pool any overlap, for an exact address containment), or "".
 std::string unusable_range(const IpPrefix& prefix, bool pool);

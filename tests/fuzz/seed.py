@@ -150,6 +150,13 @@ def inventory_json_seeds():
     return [(seed_name(rel(f)), read(f)) for f in files]
 
 
+def inventory_sources_seeds():
+    data = os.path.join(ROOT, "tests", "data", "partitions", "sources")
+    files = [os.path.join(data, n) for n in ("clush.txt", "ibnetdiscover.txt", "ibsim.net")]
+    files += sorted(glob.glob(os.path.join(data, "dir", "*.json")))
+    return [(seed_name(rel(f)), read(f)) for f in files]
+
+
 def fleet_seeds():
     hosts = os.path.join(ROOT, "tests", "fleet", "hosts")
     seeds = []
@@ -180,6 +187,7 @@ def main():
     write_corpus("sysfs", sysfs_seeds())
     write_corpus("inventory_json", inventory_json_seeds())
     write_corpus("fleet", fleet_seeds())
+    write_corpus("inventory_sources", inventory_sources_seeds())
 
 
 if __name__ == "__main__":
