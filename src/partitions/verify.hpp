@@ -4,6 +4,8 @@
 
 #include "partitions/model.hpp"
 
+#include <ibsetup/export.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -54,7 +56,7 @@ struct VerifyReport {
   std::vector<Missing> not_checked;
 
   // Every port was read and matches its expectation.
-  bool ok() const;
+  IBSETUP_EXPORT bool ok() const;
 };
 
 // The P_Key table each member port should hold, keyed by port GUID: every partition the port
@@ -75,12 +77,12 @@ VerifyReport verify_fabric(const Layout& layout, os::SmpPort& smp);
 
 // Opens the local port (os::open_smp_port; throws EnvironmentError when it cannot) and verifies
 // through it.
-VerifyReport verify_fabric(const Layout& layout, const VerifyOptions& options);
+IBSETUP_EXPORT VerifyReport verify_fabric(const Layout& layout, const VerifyOptions& options);
 
 // In the style of `ibsetup check`: one row per port (STATUS HOST PORT RESULT), then a summary.
-std::string format_verify_text(const VerifyReport& report);
+IBSETUP_EXPORT std::string format_verify_text(const VerifyReport& report);
 // {"ok":..,"ports":[{"host","device","port","guid","lid","status","expected","observed",
 //  "missing","extra","membership":[{"pkey","expected","observed"}],"error"}],"not_checked":[..]}
-std::string format_verify_json(const VerifyReport& report);
+IBSETUP_EXPORT std::string format_verify_json(const VerifyReport& report);
 
 }  // namespace ibsetup::partitions

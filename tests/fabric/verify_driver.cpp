@@ -50,7 +50,7 @@ Layout read_layout(const std::string& path)
   }
   if (doc.count("missing") != 0) {
     for (const auto& m : doc.at("missing")) {
-      l.missing.push_back({m.at(0).get<std::string>(), m.at(1).get<std::string>()});
+      l.missing.push_back({m.at(0).get<std::string>(), m.at(1).get<std::string>(), {}});
     }
   }
   return l;

@@ -170,7 +170,7 @@ TEST(Verify, UnreachablePortsAreReportedNotCompared)
 TEST(Verify, UnresolvedMembersAreListedAsNotChecked)
 {
   Layout l = two_hosts();
-  l.missing.push_back({"cn03", "no inventory"});
+  l.missing.push_back({"cn03", "no inventory", {}});
   FakeSmp smp;
   smp.lids = {{0x102, 3}, {0x202, 4}};
   smp.tables = {{3, {0xffff, 0x8001}}, {4, {0x8002, 0xffff, 0x0001}}};
@@ -188,7 +188,7 @@ TEST(Verify, Json)
   smp.lids = {{0x102, 3}};
   smp.tables = {{3, {0xffff, 0x0001}}};
   Layout l = two_hosts();
-  l.missing.push_back({"cn03", "no inventory"});
+  l.missing.push_back({"cn03", "no inventory", {}});
   const VerifyReport r = verify_fabric(l, smp);
   EXPECT_EQ(R"({"ok":false,"ports":[)"
             R"({"host":"cn01","device":"mlx5_0","port":1,"guid":"0x0000000000000102","lid":3,)"
