@@ -226,8 +226,13 @@ std::string format_verify_text(const VerifyReport& report)
                     util::escape_text(port_name(v)), util::escape_text(result_text(v))});
   }
   for (const auto& m : report.not_checked) {
+    std::string pkeys;
+    for (uint16_t p : m.pkeys) {
+      pkeys += (pkeys.empty() ? " (" : " ") + util::hex16(p);
+    }
     rows.push_back(
-        {"skip", util::escape_text(m.host), "-", "not checked: " + util::escape_text(m.what)});
+        {"skip", util::escape_text(m.host), "-",
+         "not checked: " + util::escape_text(m.what) + (pkeys.empty() ? "" : pkeys + ")")});
   }
   size_t host_w = 4;
   size_t port_w = 4;
@@ -307,6 +312,7 @@ std::string format_verify_json(const VerifyReport& report)
     j.begin_object();
     j.key("host").value(m.host);
     j.key("what").value(m.what);
+    list(j, "pkeys", m.pkeys);
     j.end_object();
   }
   j.end_array();

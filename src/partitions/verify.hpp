@@ -82,7 +82,8 @@ IBSETUP_EXPORT VerifyReport verify_fabric(const Layout& layout, const VerifyOpti
 // In the style of `ibsetup check`: one row per port (STATUS HOST PORT RESULT), then a summary.
 IBSETUP_EXPORT std::string format_verify_text(const VerifyReport& report);
 // {"ok":..,"ports":[{"host","device","port","guid","lid","status","expected","observed",
-//  "missing","extra","membership":[{"pkey","expected","observed"}],"error"}],"not_checked":[..]}
+//  "missing","extra","membership":[{"pkey","expected","observed"}],"error"}],
+//  "not_checked":[{"host","what","pkeys"}]}
 IBSETUP_EXPORT std::string format_verify_json(const VerifyReport& report);
 
 }  // namespace ibsetup::partitions

@@ -170,14 +170,15 @@ TEST(Verify, UnreachablePortsAreReportedNotCompared)
 TEST(Verify, UnresolvedMembersAreListedAsNotChecked)
 {
   Layout l = two_hosts();
-  l.missing.push_back({"cn03", "no inventory", {}});
+  l.missing.push_back({"cn03", "no inventory", {0x0001, 0x0003}});
   FakeSmp smp;
   smp.lids = {{0x102, 3}, {0x202, 4}};
   smp.tables = {{3, {0xffff, 0x8001}}, {4, {0x8002, 0xffff, 0x0001}}};
   const VerifyReport r = verify_fabric(l, smp);
   EXPECT_TRUE(r.ok());
   const std::string text = format_verify_text(r);
-  EXPECT_NE(std::string::npos, text.find("skip    cn03  -         not checked: no inventory\n"))
+  EXPECT_NE(std::string::npos,
+            text.find("skip    cn03  -         not checked: no inventory (0x0001 0x0003)\n"))
       << text;
   EXPECT_NE(std::string::npos, text.find("1 not checked)")) << text;
 }
@@ -198,7 +199,7 @@ TEST(Verify, Json)
             R"({"host":"cn02","device":"mlx5_0","port":1,"guid":"0x0000000000000202","lid":null,)"
             R"("status":"unreachable","expected":["0x0001","0x8002","0xffff"],"observed":null,)"
             R"("missing":[],"extra":[],"membership":[],"error":"no path"}],)"
-            R"("not_checked":[{"host":"cn03","what":"no inventory"}]})"
+            R"("not_checked":[{"host":"cn03","what":"no inventory","pkeys":[]}]})"
             "\n",
             format_verify_json(r));
 }
