@@ -6,6 +6,7 @@
 #include "partitions/layout.hpp"
 #include "partitions/opensm.hpp"
 #include "partitions/report.hpp"
+#include "partitions/ufm.hpp"
 #include "partitions/verify.hpp"
 
 #include <ibsetup/error.hpp>
@@ -64,7 +65,9 @@ PartitionsCommands::PartitionsCommands(CLI::App& app)
                    "input, as clush prints them), a directory of HOST.json files, or an "
                    "ibnetdiscover topology file")
       ->required();
-  m_partitions->add_option("--format", m_format, "opensm (default): OpenSM's partitions.conf");
+  m_partitions->add_option("--format", m_format,
+                           "opensm (default): OpenSM's partitions.conf; ufm: the bodies of UFM's "
+                           "REST calls that set each partition's GUIDs (JSON)");
   m_partitions->add_option("--output", m_output,
                            "Write the file to PATH (atomically; a file ibsetup did not write "
                            "is left alone) instead of standard output");
@@ -112,8 +115,14 @@ int PartitionsCommands::run()
   if (!*m_partitions) {
     return -1;
   }
-  if (m_format != "opensm") {
-    throw Error(ErrorKind::usage, "--format must be opensm");
+  if (m_format != "opensm" && m_format != "ufm") {
+    throw Error(ErrorKind::usage, "--format must be opensm or ufm");
+  }
+  if (m_format == "ufm" && !m_output.empty()) {
+    // The safe writer replaces only files that start with its marker, which JSON cannot.
+    throw Error(ErrorKind::usage,
+                "--output writes OpenSM's partitions.conf; --format ufm prints the REST bodies "
+                "to standard output (redirect or pipe them)");
   }
   if (!m_verify && (!m_ca.empty() || m_ca_port != 0)) {
     throw Error(ErrorKind::usage, "--ca and --ca-port go with --verify");
@@ -132,7 +141,8 @@ int PartitionsCommands::run()
   if (m_verify) {
     return verify(layout, complete);
   }
-  const std::string text = partitions::write_opensm(layout, m_file);
+  const std::string text =
+      m_format == "ufm" ? partitions::write_ufm(layout) : partitions::write_opensm(layout, m_file);
   if (m_json) {
     std::cout << partitions::layout_to_json(layout, inventories);
   }

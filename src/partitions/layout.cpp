@@ -89,8 +89,14 @@ const InventoryPort* resolve_port(const InventoryHost& inv, const ResolvedInterf
   if (base.device && base.port) {
     found = find_port(inv, *base.device, *base.port);
     if (found == nullptr) {
-      why = "the inventory has no " + port_name(*base.device, *base.port) + " (declared on " +
-            base.name + "); InfiniBand ports it has: " + list_ports(candidates);
+      std::vector<const InventoryPort*> all;
+      for (const auto& p : inv.ports) {
+        if (p.infiniband) {
+          all.push_back(&p);
+        }
+      }
+      why = "the inventory has no " + port_name(*base.device, *base.port) +
+            " (declared); InfiniBand ports it has: " + list_ports(all);
       return nullptr;
     }
   } else if (const auto b = inv.netdevs.find(base.name);
@@ -241,9 +247,13 @@ void Builder::walk_host(const profile::Group& group, size_t index)
       return ri.parent && b.name == *ri.parent;
     });
     std::string why;
-    const InventoryPort* port = parent == ifaces.end() ? nullptr : resolve_port(*inv, *parent, why);
+    if (parent == ifaces.end()) {
+      continue;  // validation requires the parent: only a broken profile gets here
+    }
+    const InventoryPort* port = resolve_port(*inv, *parent, why);
     if (port == nullptr) {
-      missing(host, "no port for " + ri.name + ": " + why, pkey);
+      // Named after the parent: its children on other partitions share the one problem.
+      missing(host, "no port for " + parent->name + ": " + why, pkey);
     } else {
       add_member(c, host, *port, true, ri.name);
     }
@@ -257,7 +267,7 @@ void Builder::walk_host(const profile::Group& group, size_t index)
       }
     }
     ResolvedInterface any;  // no base interface declared: the host's only InfiniBand port
-    any.name = "a base interface";
+    any.name = "its base interface";
     if (bases.empty()) {
       bases.push_back(&any);
     }
@@ -269,7 +279,7 @@ void Builder::walk_host(const profile::Group& group, size_t index)
         if (inv == nullptr) {
           missing(host, "no inventory", *spec->pkey);
         } else if (port == nullptr) {
-          missing(host, "no port for " + base->name + " (limited member): " + why, *spec->pkey);
+          missing(host, "no port for " + base->name + ": " + why, *spec->pkey);
         } else {
           add_member(c, host, *port, false, spec->path + ".limited");
         }

@@ -65,6 +65,7 @@ fi
 complete_case backend 'netlink networkmanager' apply "$lab" --backend n
 complete_case render-format 'hosts ifcfg nm-keyfile' render "$lab" --format ''
 complete_case check-format 'json nhc text' check "$lab" --format ''
+complete_case partitions-format 'opensm ufm' partitions "$lab" --format ''
 complete_case value-without-completion '' apply "$lab" --wait ''
 complete_case profile-file "$lab" validate "${lab%.yaml}"
 

@@ -184,8 +184,7 @@ TEST(PartitionsLayout, PortOrderDeclaredThenBindingThenOnlyPortThenMissing)
   ASSERT_EQ(layout.missing.size(), 1U);
   EXPECT_EQ(layout.missing[0].host, "st03");
   EXPECT_EQ(layout.missing[0].what,
-            "no port for ib0.8002: candidates mlx5_0/1, mlx5_0/2 (declare device and port on "
-            "ib0)");
+            "no port for ib0: candidates mlx5_0/1, mlx5_0/2 (declare device and port on ib0)");
   EXPECT_EQ(layout.missing[0].pkeys, (std::vector<uint16_t>{0x0002}));
   EXPECT_FALSE(layout_complete(layout));
 }
@@ -204,8 +203,8 @@ TEST(PartitionsLayout, NothingIsLeftOutQuietly)
   EXPECT_EQ(layout.missing[0].what, "no inventory");
   EXPECT_EQ(layout.missing[1].host, "cn03");
   EXPECT_EQ(layout.missing[1].what,
-            "no port for ib0.8001: the inventory has no mlx5_0/1 (declared on ib0); InfiniBand "
-            "ports it has: none");
+            "no port for ib0: the inventory has no mlx5_0/1 (declared); InfiniBand ports it has: "
+            "mlx5_1/1");
   EXPECT_EQ(layout.duplicate_guids,
             (std::vector<std::string>{guid(4) + " on st01 mlx5_0/1 and st02 mlx5_0/1"}));
   EXPECT_EQ(layout.unknown_hosts, (std::vector<std::string>{"gpu01"}));
@@ -215,8 +214,8 @@ TEST(PartitionsLayout, NothingIsLeftOutQuietly)
   const auto lines = report_lines(layout, inv);
   EXPECT_EQ(lines, (std::vector<std::string>{
                        "missing member cn02 (partition 0x0001): no inventory",
-                       "missing member cn03 (partition 0x0001): no port for ib0.8001: the "
-                       "inventory has no mlx5_0/1 (declared on ib0); InfiniBand ports it has: none",
+                       "missing member cn03 (partition 0x0001): no port for ib0: the inventory "
+                       "has no mlx5_0/1 (declared); InfiniBand ports it has: mlx5_1/1",
                        "GUID on two hosts: " + guid(4) + " on st01 mlx5_0/1 and st02 mlx5_0/1",
                        "inventories of hosts not in the profile (left out): gpu01",
                        "-:7: not JSON",

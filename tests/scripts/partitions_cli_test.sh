@@ -1,0 +1,168 @@
+#!/bin/bash
+# `ibsetup partitions` as a user runs it: inventories are real `ibsetup inspect --json` output
+# of the sysfs fixtures (captured trees), prefixed "HOST: " as clush prints them; checks the
+# partitions.conf, --output, the exit codes and the reports of issue 16 item 4.
+# Usage: partitions_cli_test.sh IBSETUP SOURCE_DIR
+set -u
+bin=$1
+src=$2
+# shellcheck source=expect.sh
+source "$(dirname "$0")/expect.sh"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fixtures=$src/tests/fixtures/sysfs
+hosts=(hdr-2hca pkey-child no-sm mlx4-connectx3)
+
+# inventory HOST FIXTURE: one clush line, the inventory's own host field set to HOST.
+inventory() {
+  printf '%s: ' "$1"
+  "$bin" inspect --json --sysfs-root "$fixtures/$2" | sed "s/\"host\":\"[^\"]*\"/\"host\":\"$1\"/"
+}
+for h in "${hosts[@]}"; do inventory "n-$h" "$h"; done >"$dir/all.txt"
+
+cat >"$dir/c.yaml" <<'EOF'
+version: 1
+nodes:
+  - hosts: n-hdr-2hca,n-pkey-child
+    interfaces:
+      - name: ib0
+        ipv4: 10.0.0.0/24
+      - parent: ib0
+        pkey: 0x8001
+        ipv4: 10.1.0.0/24
+      - parent: ib0
+        pkey: 0x8002
+        mtu: 2044
+        mode: datagram
+        ipv4: 10.2.0.0/24
+  - hosts: n-no-sm,n-mlx4-connectx3
+    interfaces:
+      - name: ib0
+        ipv4: 10.0.1.0/24
+partitions:
+  pkeys:
+    - pkey: 0x8002
+      name: storage
+      limited: n-no-sm
+EOF
+
+# run NAME ARGS...: exit code in $code, standard output in $dir/NAME.out, errors in .err.
+run() {
+  local name=$1
+  shift
+  "$bin" "$@" >"$dir/$name.out" 2>"$dir/$name.err"
+  code=$?
+}
+
+run plain partitions "$dir/c.yaml" --inventories - <"$dir/all.txt"
+expect "plain: exit 0" "$code" 0
+expect "plain: no warnings" "$(cat "$dir/plain.err")" ""
+expect "plain: the marker first" "$(head -1 "$dir/plain.out")" \
+  "# Managed by ibsetup; changes are overwritten on the next render."
+expect "plain: Default kept, 4K broadcast group" \
+  "$(grep '^Default' "$dir/plain.out")" "Default=0x7fff, ipoib, mtu=5 : ALL=full ;"
+expect "plain: 0x8001's members, sorted by GUID, full" \
+  "$(sed -n '/^ib_8001=/,/;/p' "$dir/plain.out")" "ib_8001=0x0001, ipoib, mtu=5 :
+  0x0c42a1030016e7e0=full,  # n-hdr-2hca mlx5_0/1
+  0x0c42a10300a0e1f0=full ;  # n-pkey-child mlx5_0/1"
+expect "plain: 0x8002 named, 2044 gives mtu=4, a limited member" \
+  "$(sed -n '/^storage=/,/;/p' "$dir/plain.out")" "storage=0x0002, ipoib, mtu=4 :
+  0x0c42a1030016e7e0=full,  # n-hdr-2hca mlx5_0/1
+  0x0c42a10300a0b1c0=limited,  # n-no-sm mlx5_0/1
+  0x0c42a10300a0e1f0=full ;  # n-pkey-child mlx5_0/1"
+
+# The same input in another order gives the same bytes.
+tac "$dir/all.txt" >"$dir/reversed.txt"
+run reversed partitions "$dir/c.yaml" --inventories - <"$dir/reversed.txt"
+expect "deterministic: same bytes from reordered input" \
+  "$(cmp -s "$dir/plain.out" "$dir/reversed.out" && echo same)" same
+
+# A directory of HOST.json files is a source too.
+mkdir "$dir/inv"
+for h in "${hosts[@]}"; do
+  inventory "n-$h" "$h" | sed 's/^[^:]*: //' >"$dir/inv/n-$h.json"
+done
+run fromdir partitions "$dir/c.yaml" --inventories "$dir/inv"
+expect "directory source: same file" "$(cmp -s "$dir/plain.out" "$dir/fromdir.out" && echo same)" \
+  same
+
+# The declared device/port comes before the inventory's binding of ib0 (item 2).
+awk 'NR==5{print; print "        device: mlx5_1"; print "        port: 1"; next} {print}' \
+  "$dir/c.yaml" >"$dir/declared.yaml"
+run declared partitions "$dir/declared.yaml" --inventories - <"$dir/all.txt"
+expect "declared port: n-pkey-child has no mlx5_1, so it is missing" "$code" 3
+expect "declared port: ... naming what its inventory has" \
+  "$(grep -c 'missing member n-pkey-child (partition 0x0001, 0x0002): no port for ib0: the inventory has no mlx5_1/1 (declared); InfiniBand ports it has: mlx5_0/1' \
+    "$dir/declared.err")" 1
+run declared partitions "$dir/declared.yaml" --inventories - --allow-missing <"$dir/all.txt"
+expect "declared port: mlx5_1/1 of n-hdr-2hca, not ib0's binding (mlx5_0/1)" \
+  "$(grep -c '^  0x0c42a1030016e7f8=full.*# n-hdr-2hca mlx5_1/1$' "$dir/declared.out")" 2
+
+# --output: written atomically, then unchanged; a file ibsetup did not write is left alone.
+run out1 partitions "$dir/c.yaml" --inventories - --output "$dir/partitions.conf" <"$dir/all.txt"
+expect "--output: created" "$code $(cat "$dir/out1.out")" \
+  "0 $dir/partitions.conf: created (3 partitions, 5 members)"
+expect "--output: the same content as standard output" \
+  "$(cmp -s "$dir/plain.out" "$dir/partitions.conf" && echo same)" same
+run out2 partitions "$dir/c.yaml" --inventories - --output "$dir/partitions.conf" <"$dir/all.txt"
+expect "--output: unchanged the second time" "$(cat "$dir/out2.out")" \
+  "$dir/partitions.conf: unchanged (3 partitions, 5 members)"
+echo 'Default=0x7fff : ALL=full ;' >"$dir/hand.conf"
+run foreign partitions "$dir/c.yaml" --inventories - --output "$dir/hand.conf" <"$dir/all.txt"
+expect "--output: a hand-kept file is refused (exit 4)" "$code" 4
+expect "--output: ... and left alone" "$(cat "$dir/hand.conf")" 'Default=0x7fff : ALL=full ;'
+
+# Item 4: a host without inventory makes the command fail, and nothing is written.
+grep -v '^n-pkey-child:' "$dir/all.txt" >"$dir/missing.txt"
+run missing partitions "$dir/c.yaml" --inventories - --output "$dir/m.conf" <"$dir/missing.txt"
+expect "missing: exit 3" "$code" 3
+expect "missing: names the host and its partitions" \
+  "$(grep -c 'missing member n-pkey-child (partition 0x0001, 0x0002): no inventory' \
+    "$dir/missing.err")" 1
+expect "missing: nothing written" "$([ -e "$dir/m.conf" ] && echo written || echo none)" none
+run allow partitions "$dir/c.yaml" --inventories - --allow-missing <"$dir/missing.txt"
+expect "--allow-missing: exit 0" "$code" 0
+expect "--allow-missing: a comment in each partition it is missing from" \
+  "$(grep -c '^  # missing: n-pkey-child: no inventory$' "$dir/allow.out")" 2
+run allowq partitions "$dir/c.yaml" --inventories - --allow-missing -q <"$dir/missing.txt"
+expect "--allow-missing -q: quiet" "$(cat "$dir/allowq.err")" ""
+
+# A GUID on two hosts fails like a missing member; an unknown host is reported, not fatal.
+{ cat "$dir/all.txt"; inventory n-extra hdr-2hca; } >"$dir/dup.txt"
+run dup partitions "$dir/c.yaml" --inventories - <"$dir/dup.txt"
+expect "duplicate GUID: exit 3" "$code" 3
+expect "duplicate GUID: named with both hosts" \
+  "$(grep -c 'GUID on two hosts: 0x0c42a1030016e7e0 on n-extra mlx5_0/1 and n-hdr-2hca mlx5_0/1' \
+    "$dir/dup.err")" 1
+expect "unknown host: reported" \
+  "$(grep -c 'inventories of hosts not in the profile (left out): n-extra' "$dir/dup.err")" 1
+
+# --json: the partitions and the report.
+run json partitions "$dir/c.yaml" --inventories - --json <"$dir/missing.txt"
+expect "--json: incomplete, exit 3" "$code" 3
+expect "--json: the document" "$(head -c 66 "$dir/json.out")" \
+  '{"complete":false,"partitions":[{"name":"Default","pkey":"0x7fff",'
+expect "--json: missing member listed" \
+  "$(grep -c '"missing":\[{"host":"n-pkey-child","reason":"no inventory","pkeys":\["0x0001","0x0002"\]}\]' \
+    "$dir/json.out")" 1
+
+# --format ufm prints JSON; other formats and ufm with --output are usage errors.
+run ufm partitions "$dir/c.yaml" --inventories - --format ufm <"$dir/all.txt"
+expect "--format ufm: exit 0, JSON" "$code $(head -c 1 "$dir/ufm.out")" "0 {"
+run ufmout partitions "$dir/c.yaml" --inventories - --format ufm --output "$dir/u" <"$dir/all.txt"
+expect "--format ufm --output: exit 2" "$code" 2
+run badformat partitions "$dir/c.yaml" --inventories - --format sm <"$dir/all.txt"
+expect "--format sm: exit 2" "$code" 2
+
+# A bad partitions section is a located profile error (exit 3).
+printf '  default:\n    membrship: full\n' >>"$dir/c.yaml"
+run badprofile partitions "$dir/c.yaml" --inventories - <"$dir/all.txt"
+expect "bad section: exit 3 with did-you-mean" \
+  "$code $(grep -c "c.yaml:25:5: partitions.default.membrship: unknown key 'membrship'; did you mean 'membership'?" \
+    "$dir/badprofile.err")" "3 1"
+run nosrc partitions "$dir/declared.yaml" --inventories "$dir/nonexistent"
+expect "missing SRC: exit 3 (inventories.hpp: InputError), named" \
+  "$code $(grep -c "cannot read $dir/nonexistent" "$dir/nosrc.err")" "3 1"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
