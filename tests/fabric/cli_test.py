@@ -6,7 +6,8 @@
   written by hand for data/partitions.conf);
 - `ibsetup partitions --verify` run on a host of that fabric passes (exit 0), and against
   data/partitions_broken.conf fails (exit 5, check failed), naming the broken host ports and
-  pkeys in the text and in --json; --ca/--ca-port without --verify are a usage error.
+  pkeys in the text and in --json; --ca/--ca-port without --verify and --verify with --output
+  are usage errors, an HCA that is not there an environment error (exit 4).
 Exits 77 (skipped) when ibsim or opensm are not installed.
 
 Usage: cli_test.py IBSETUP"""
@@ -81,6 +82,12 @@ def main():
         rc, out, err = ibsetup(fab, binary, "--ca", "ibsim0")
         check(rc == 2 and "--ca and --ca-port go with --verify" in err,
               "--ca without --verify: exit %d %s" % (rc, err))
+        rc, out, err = ibsetup(fab, binary, "--verify", "--output", fab.path("p.conf"))
+        check(rc == 2 and "writes no file" in err and not os.path.exists(fab.path("p.conf")),
+              "--verify --output: exit %d %s" % (rc, err))
+        rc, out, err = ibsetup(fab, binary, "--verify", "--ca", "mlx5_9")
+        check(rc == 4 and "cannot open mlx5_9" in err and out == "",
+              "--verify --ca mlx5_9: exit %d, expected 4: %s" % (rc, err))
 
     with fabric.Fabric() as fab:
         fab.start_sm(read("partitions_broken.conf"))
