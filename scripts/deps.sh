@@ -12,17 +12,20 @@ debian_packages=(
   build-essential cmake ninja-build pkg-config
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libnl-3-dev libnl-route-3-dev
   libibverbs-dev librdmacm-dev libnm-dev infiniband-diags python3 util-linux iproute2 iputils-ping
+  libibumad-dev libibmad-dev
   qemu-system-x86 busybox-static cpio kmod ibverbs-utils ibverbs-providers
   rpm rpmlint debhelper dpkg-dev fakeroot lintian mandoc bash-completion
   network-manager dbus-daemon mstflint clustershell
   clang-format clang-tidy abigail-tools
   clang libclang-rt-dev # libFuzzer, ASan and UBSan for the fuzz harnesses (scripts/fuzz)
+  opensm ibsim-utils libumad2sim0 # a real OpenSM over a simulated fabric (tests/fabric)
 )
 rocky_packages=(
   gcc-c++ cmake ninja-build pkgconf-pkg-config
   yaml-cpp-devel cli11-devel json-devel gtest-devel gmock-devel libnl3-devel rdma-core-devel
   NetworkManager-libnm-devel
   infiniband-diags mstflint clustershell
+  opensm # tests/fabric also needs ibsim, which Rocky does not ship: those tests skip there
   clang-tools-extra
   clang compiler-rt # libFuzzer (scripts/fuzz)
 )
@@ -39,8 +42,9 @@ if command -v apt-get >/dev/null 2>&1; then
   if [ "${#need[@]}" -gt 0 ]; then
     echo "deps: installing ${need[*]}"
     $SUDO apt-get update -q
-    # network-manager's maintainer scripts start the service; the tests run a private
-    # NetworkManager instead. A temporary policy-rc.d stops the host's from being started.
+    # network-manager's and opensm's maintainer scripts start their services; the tests run a
+    # private NetworkManager and their own OpenSM instead. A temporary policy-rc.d stops the
+    # host's from being started.
     added_policy=""
     if [ ! -e /usr/sbin/policy-rc.d ]; then
       printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null

@@ -7,6 +7,7 @@
 #include "partitions/opensm.hpp"
 #include "partitions/report.hpp"
 #include "partitions/ufm.hpp"
+#include "partitions/verify.hpp"
 
 #include <ibsetup/error.hpp>
 #include <ibsetup/profile.hpp>
@@ -76,6 +77,37 @@ PartitionsCommands::PartitionsCommands(CLI::App& app)
   m_partitions->add_flag("--json", m_json,
                          "Print the partitions, their members and every problem as JSON");
   m_partitions->add_flag("-q,--quiet", m_quiet, "Print only errors");
+  m_partitions->add_flag("--verify", m_verify,
+                         "Write nothing: read each member port's P_Key table from the fabric "
+                         "(SA and SMP queries from this host's HCA) and compare it with what the "
+                         "profile implies");
+  m_partitions->add_option("--ca", m_ca,
+                           "With --verify: the local HCA the queries leave from (default: "
+                           "the first with an active port)");
+  m_partitions->add_option("--ca-port", m_ca_port, "With --verify: that HCA's port");
+}
+
+int PartitionsCommands::verify(const partitions::Layout& layout, bool complete)
+{
+  if (!m_output.empty()) {
+    throw Error(ErrorKind::usage, "--verify reads the fabric and writes no file (--output)");
+  }
+  partitions::VerifyOptions options;
+  options.ca = m_ca;
+  options.port = m_ca_port;
+  const auto report = partitions::verify_fabric(layout, options);
+  if (m_json) {
+    std::cout << partitions::format_verify_json(report);
+  } else if (!m_quiet || !report.ok()) {
+    std::cout << partitions::format_verify_text(report);
+  }
+  if (!complete && !m_allow_missing) {
+    print_error(m_file + ": " +
+                count(layout.missing.size(), "member is missing", "members are missing") +
+                " and could not be checked (--allow-missing accepts that)");
+    return exit_code(ErrorKind::bad_input);
+  }
+  return report.ok() ? 0 : exit_code(ErrorKind::check_failed);
 }
 
 int PartitionsCommands::run()
@@ -92,6 +124,12 @@ int PartitionsCommands::run()
                 "--output writes OpenSM's partitions.conf; --format ufm prints the REST bodies "
                 "to standard output (redirect or pipe them)");
   }
+  if (!m_verify && (!m_ca.empty() || m_ca_port != 0)) {
+    throw Error(ErrorKind::usage, "--ca and --ca-port go with --verify");
+  }
+  if (m_ca_port < 0 || m_ca_port > 255) {
+    throw Error(ErrorKind::usage, "--ca-port must be 1 to 255");
+  }
   const auto profile = profile::load_profile(m_file);
   print_warnings(profile.warnings, m_quiet);
   const auto inventories = partitions::read_inventories(m_inventories);
@@ -100,6 +138,9 @@ int PartitionsCommands::run()
   const bool write = complete || m_allow_missing;
   // The problems go to standard error even with -q when they stop the command.
   print_warnings(partitions::report_lines(layout, inventories), m_quiet && write);
+  if (m_verify) {
+    return verify(layout, complete);
+  }
   const std::string text =
       m_format == "ufm" ? partitions::write_ufm(layout) : partitions::write_opensm(layout, m_file);
   if (m_json) {

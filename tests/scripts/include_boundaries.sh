@@ -1,6 +1,7 @@
 #!/bin/bash
 # Where the system libraries fenced in (README, "Where the code lives") may be included: libnl only in src/os/,
-# libibverbs and librdmacm only in src/os/ and src/probe/, libnm only in src/nm/, and src/profile/
+# libibverbs and librdmacm only in src/os/ and src/probe/, libibmad and libibumad only in src/os/,
+# libnm only in src/nm/, and src/profile/
 # includes nothing of the checks. A file also
 # counts as including a library when it includes a project header that does (at any depth), so a
 # header of src/probe/ cannot carry librdmacm into src/check/. Prints one line per offending
@@ -15,6 +16,7 @@ rules=(
   "libnl@^netlink/@src/os/"
   "libibverbs@^infiniband/@src/os/ src/probe/"
   "librdmacm@^rdma/@src/os/ src/probe/"
+  "libibmad/libibumad@^infiniband/(mad|mad_osd|umad[a-z_]*)\.h\$@src/os/"
   "libnm@^(NetworkManager\.h|libnm/)@src/nm/"
 )
 

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""`ibsetup partitions` end to end on the ibsim fabric of fabric.py (issue 16 item 7):
+- the file it generates from data/cluster.yaml, with the fabric's own topology file as the
+  inventory source, is loaded by a real OpenSM without a partition error, and `smpquery pkeys`
+  then shows on every host port exactly the pkeys of data/expected_pkeys.txt (the oracle
+  written by hand for data/partitions.conf);
+- `ibsetup partitions --verify` run on a host of that fabric passes (exit 0), and against
+  data/partitions_broken.conf fails (exit 5, check failed), naming the broken host ports and
+  pkeys in the text and in --json; --ca/--ca-port without --verify and --verify with --output
+  are usage errors, an HCA that is not there an environment error (exit 4).
+Exits 77 (skipped) when ibsim or opensm are not installed.
+
+Usage: cli_test.py IBSETUP"""
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fabric  # noqa: E402
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+PROFILE = os.path.join(DATA, "cluster.yaml")
+failures = []
+
+
+def check(cond, message):
+    if not cond:
+        failures.append(message)
+    return cond
+
+
+def read(name):
+    with open(os.path.join(DATA, name)) as f:
+        return f.read()
+
+
+def expected_tables():
+    out = {}
+    for line in read("expected_pkeys.txt").splitlines():
+        if line and not line.startswith("#"):
+            host, *pkeys = line.split()
+            out[host] = sorted(int(p, 16) for p in pkeys)
+    return out
+
+
+def ibsetup(fab, binary, *args):
+    r = subprocess.run([binary, "partitions", PROFILE, "--inventories", fab.path("net")] +
+                       list(args), env=fab.env("cn18"), capture_output=True, text=True,
+                       timeout=120, cwd=fab.dir, stdin=subprocess.DEVNULL)
+    return r.returncode, r.stdout, r.stderr
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip().splitlines()[-1])
+        return 2
+    fabric.require_tools()
+    binary = sys.argv[1]
+    with fabric.Fabric() as fab:
+        rc, conf, err = ibsetup(fab, binary)
+        check(rc == 0, "partitions: exit %d: %s" % (rc, err))
+        log = fab.sweep(conf)
+        check("SUBNET UP" in log, "OpenSM did not bring the subnet up with the generated file")
+        problems = fabric.partition_problems(log)
+        check(not problems, "OpenSM on the generated file:\n  " + "\n  ".join(problems))
+        expected = expected_tables()
+        dump = fab.dump_pkeys()
+        check(sorted(dump) == sorted(expected), "hosts %s" % sorted(dump))
+        for host, (lid, _, table) in dump.items():
+            check(sorted(table) == expected.get(host),
+                  "generated file: %s (LID %d): pkeys %s, expected %s" % (
+                      host, lid, " ".join("0x%04x" % p for p in sorted(table)),
+                      " ".join("0x%04x" % p for p in expected.get(host, []))))
+
+        fab.start_sm(conf)
+        rc, out, err = ibsetup(fab, binary, "--verify")
+        check(rc == 0 and "fabric: ok (18 ports match, 0 differ, 0 unreachable, 0 not checked)"
+              in out, "--verify on the generated file's fabric: exit %d\n%s%s" % (rc, out, err))
+        rc, out, err = ibsetup(fab, binary, "--verify", "--ca", "ibsim0", "--ca-port", "1", "-q")
+        check(rc == 0 and out == "", "--verify -q on a matching fabric: exit %d, %r" % (rc, out))
+        rc, out, err = ibsetup(fab, binary, "--ca", "ibsim0")
+        check(rc == 2 and "--ca and --ca-port go with --verify" in err,
+              "--ca without --verify: exit %d %s" % (rc, err))
+        rc, out, err = ibsetup(fab, binary, "--verify", "--output", fab.path("p.conf"))
+        check(rc == 2 and "writes no file" in err and not os.path.exists(fab.path("p.conf")),
+              "--verify --output: exit %d %s" % (rc, err))
+        rc, out, err = ibsetup(fab, binary, "--verify", "--ca", "mlx5_9")
+        check(rc == 4 and "cannot open mlx5_9" in err and out == "",
+              "--verify --ca mlx5_9: exit %d, expected 4: %s" % (rc, err))
+
+    with fabric.Fabric() as fab:
+        fab.start_sm(read("partitions_broken.conf"))
+        rc, out, err = ibsetup(fab, binary, "--verify")
+        for host, what in (("cn03", "extra 0x8002"), ("cn05", "missing 0x8001"),
+                           ("cn14", "0x0001 full member, expected limited"),
+                           ("cn16", "0x0003 limited member, expected full")):
+            check(any(line.startswith("fail    %s " % host) and what in line
+                      for line in out.splitlines()),
+                  "--verify, broken file: no failing row for %s with %r:\n%s" % (host, what, out))
+        check(rc == 5 and "fabric: FAILED (14 ports match, 4 differ" in out,
+              "--verify, broken file: exit %d, expected 5:\n%s%s" % (rc, out, err))
+        rc, out, err = ibsetup(fab, binary, "--verify", "--json")
+        report = json.loads(out) if rc in (0, 5) else {"ports": []}
+        failed = sorted(p["host"] for p in report["ports"] if p["status"] != "pass")
+        check(rc == 5 and report.get("ok") is False and failed == ["cn03", "cn05", "cn14", "cn16"],
+              "--verify --json, broken file: exit %d, failing %s" % (rc, failed))
+    for f in failures:
+        print("FAIL: " + f)
+    if failures:
+        return 1
+    print("ok: the generated partitions.conf programs the expected P_Keys; --verify agrees")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
