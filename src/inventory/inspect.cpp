@@ -113,6 +113,18 @@ void read_devices(const Options& options, const SysfsReader& caller_fs,
   }
 }
 
+bool same_names(const std::vector<NetdevReading>& readings, std::vector<std::string> listed)
+{
+  std::vector<std::string> dumped;
+  dumped.reserve(readings.size());
+  for (const auto& r : readings) {
+    dumped.push_back(r.netdev.name);
+  }
+  std::sort(dumped.begin(), dumped.end());
+  std::sort(listed.begin(), listed.end());
+  return dumped == listed;
+}
+
 }  // namespace
 
 bool is_live_root(const std::string& root)
@@ -164,8 +176,18 @@ Host inspect(const Options& options, NetdevSource* netdevs)
         host.netdevs.push_back(std::move(n));
       }
     };
+    std::vector<NetdevReading> readings;
     if (netdevs != nullptr) {
-      for (auto& reading : netdevs->netdevs()) {
+      readings = netdevs->netdevs();
+      if (!same_names(readings, fs.list("class/net"))) {
+        // This /sys belongs to another network namespace (`unshare -n` without a remount of
+        // sysfs, or a captured tree mounted over /sys): read it as before, whole.
+        readings.clear();
+        netdevs = nullptr;
+      }
+    }
+    if (netdevs != nullptr) {
+      for (auto& reading : readings) {
         if (reading.netdev.ipoib && !reading.ipoib_attributes) {
           read_ipoib_attributes(nr, reading.netdev);
         }

@@ -234,3 +234,32 @@ TEST(NetlinkLinks, InspectWithALinkSourceMatchesTheSysfsWalk)
 }
 
 }  // namespace
+
+namespace {
+
+// A dump that names other netdevs than /sys lists (this /sys belongs to another network
+// namespace, or is a tree mounted over /sys): inspect reads sysfs as before.
+class OtherNamespace : public NetdevSource {
+public:
+  std::vector<NetdevReading> netdevs() override
+  {
+    NetdevReading lo;
+    lo.netdev.name = "lo";
+    lo.netdev.ifindex = 1;
+    lo.netdev.type = 772;
+    return {lo};
+  }
+};
+
+TEST(NetlinkLinks, ADumpOfAnotherNamespaceFallsBackToSysfs)
+{
+  Options o;
+  o.sysfs_root = std::string(IBSETUP_FIXTURES) + "/sysfs/hdr-2hca";
+  OtherNamespace other;
+  const Host h = inspect(o, &other);
+  EXPECT_EQ(host_to_json(inspect(o)), host_to_json(h));
+  ASSERT_FALSE(h.netdevs.empty());
+  EXPECT_EQ("ib0", h.netdevs.front().name);
+}
+
+}  // namespace
