@@ -20,6 +20,7 @@ struct NetdevReading {
   Netdev netdev;
   std::optional<std::string> address;  // "80:00:00:48:fe:80:...", as sysfs prints it
   bool ipoib_attributes = false;
+  std::optional<int> parent_index;  // IFLA_LINK of an IPoIB child, until named
 };
 
 class NetdevSource {

@@ -14,6 +14,7 @@
 #include <netlink/errno.h>
 #include <netlink/socket.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -127,8 +128,12 @@ std::optional<NetdevReading> reading_of_link(const nlmsghdr* message)
     // IFLA_LINK is the parent's index on a child only (ipoib's ndo_get_iflink); veth and
     // others use it for their peer, so it is read only with the ipoib attributes.
     if (out.ipoib_attributes && u32_of(tb[IFLA_LINK], value) &&
-        static_cast<int>(value) != ifi->ifi_index && tb[IFLA_LINK_NETNSID] == nullptr) {
-      n.parent = std::to_string(value);
+        static_cast<int>(value) != ifi->ifi_index) {
+      if (tb[IFLA_LINK_NETNSID] != nullptr) {
+        out.ipoib_attributes = false;  // a parent in another namespace: sysfs names it
+      } else {
+        out.parent_index = static_cast<int>(value);
+      }
     }
   }
   return out;
@@ -141,10 +146,10 @@ void name_parents(std::vector<NetdevReading>& links)
     names[*l.netdev.ifindex] = l.netdev.name;
   }
   for (auto& l : links) {
-    if (!l.netdev.parent) {
+    if (!l.parent_index) {
       continue;
     }
-    const auto it = names.find(std::stoi(*l.netdev.parent));
+    const auto it = names.find(*l.parent_index);
     if (it != names.end()) {
       l.netdev.parent = it->second;
     } else {
@@ -191,12 +196,31 @@ int send_dump_request(nl_sock* sock)
 
 class NetlinkNetdevs : public NetdevSource {
 public:
+  // The kernel marks a dump that links changed under (NLM_F_DUMP_INTR); it is read again.
   std::vector<NetdevReading> netdevs() override
   {
-    std::vector<NetdevReading> out;
+    for (int attempt = 1;; ++attempt) {
+      std::vector<NetdevReading> out;
+      const int err = dump(out);
+      if (err == 0) {
+        detail::name_parents(out);
+        std::sort(out.begin(), out.end(), [](const NetdevReading& a, const NetdevReading& b) {
+          return a.netdev.name < b.netdev.name;  // the order of the sysfs listing
+        });
+        return out;
+      }
+      if (err != -NLE_DUMP_INTR || attempt == 3) {
+        throw EnvironmentError(std::string("netlink: cannot read the links: ") + nl_geterror(err));
+      }
+    }
+  }
+
+private:
+  static int dump(std::vector<NetdevReading>& out)
+  {
     nl_sock* sock = nl_socket_alloc();
     if (sock == nullptr) {
-      throw EnvironmentError("netlink: cannot allocate a socket");
+      return -NLE_NOMEM;
     }
     int err = nl_connect(sock, NETLINK_ROUTE);
     if (err == 0) {
@@ -209,11 +233,7 @@ public:
       err = nl_recvmsgs_default(sock);
     }
     nl_socket_free(sock);
-    if (err < 0) {
-      throw EnvironmentError(std::string("netlink: cannot read the links: ") + nl_geterror(err));
-    }
-    detail::name_parents(out);
-    return out;
+    return err < 0 ? err : 0;
   }
 };
 

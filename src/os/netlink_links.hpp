@@ -10,8 +10,8 @@
 
 namespace ibsetup::inventory::detail {
 
-// One RTM_NEWLINK message; nullopt when it is not one or lacks a name. `parent` is left as the
-// ifindex in text form; links_from_messages() turns it into a name.
+// One RTM_NEWLINK message; nullopt when it is not one or lacks a name. An IPoIB child's parent
+// is left as its index (parent_index); name_parents() turns it into a name.
 std::optional<NetdevReading> reading_of_link(const nlmsghdr* message);
 
 // Resolves each IPoIB child's parent ifindex (IFLA_LINK) to the parent's name within the

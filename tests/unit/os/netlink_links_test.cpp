@@ -161,6 +161,17 @@ TEST(NetlinkLinks, ParentOutsideTheDumpIsLeftToSysfs)
   EXPECT_FALSE(links[0].ipoib_attributes);
 }
 
+TEST(NetlinkLinks, ParentInAnotherNamespaceIsLeftToSysfs)
+{
+  nl_msg* msg = message_of(Link{"ib0.8003", 31, 32, 0, 7U});
+  nla_put_s32(msg, IFLA_LINK_NETNSID, 2);
+  const auto r = detail::reading_of_link(nlmsg_hdr(msg));
+  nlmsg_free(msg);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_FALSE(r->ipoib_attributes);
+  EXPECT_FALSE(r->parent_index.has_value());
+}
+
 TEST(NetlinkLinks, OtherMessagesAndShortAttributesAreRefusedOrSkipped)
 {
   nl_msg* msg = nlmsg_alloc_simple(RTM_NEWADDR, 0);
