@@ -1,15 +1,74 @@
 // The SmpPort through libibmad (rdma-core). libibmad's own retries and timeout bound every
 // query, so an unreachable port costs at most (retries + 1) * timeout per MAD, never a hang.
+// libibmad (and with it libibumad) is loaded when a port is first opened, not linked: only
+// `partitions --verify` needs it, and two more libraries at every start cost every other
+// command (issue 15).
 #include "os/smp_port.hpp"
 
 #include <ibsetup/error.hpp>
 
 #include <infiniband/mad.h>
 
+#include <dlfcn.h>
+
 #include <cstring>
+#include <mutex>
 
 namespace ibsetup::os {
 namespace {
+
+// The libibmad calls used here, resolved from libibmad.so.5 (its soname on Rocky 8 and Debian).
+struct Mad {
+  decltype(&::mad_rpc_open_port) open_port = nullptr;
+  decltype(&::mad_rpc_close_port) close_port = nullptr;
+  decltype(&::mad_rpc_set_timeout) set_timeout = nullptr;
+  decltype(&::mad_rpc_set_retries) set_retries = nullptr;
+  decltype(&::madrpc_show_errors) show_errors = nullptr;
+  decltype(&::ib_resolve_smlid_via) resolve_smlid = nullptr;
+  decltype(&::ib_resolve_guid_via) resolve_guid = nullptr;
+  decltype(&::smp_query_via) smp_query = nullptr;
+  decltype(&::mad_decode_field) decode_field = nullptr;
+  std::string error;
+};
+
+template <typename F>
+bool bind(void* handle, const char* name, F& out, std::string& error)
+{
+  out = reinterpret_cast<F>(dlsym(handle, name));
+  if (out == nullptr && error.empty()) {
+    error = std::string("libibmad.so.5 has no ") + name;
+  }
+  return out != nullptr;
+}
+
+const Mad& mad()
+{
+  static Mad m;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void* h = dlopen("libibmad.so.5", RTLD_NOW | RTLD_LOCAL);
+    if (h == nullptr) {
+      const char* why = dlerror();
+      m.error = std::string(
+                    "cannot load libibmad.so.5 (rdma-core's libibmad: infiniband-diags "
+                    "on Rocky 8, libibmad5 on Debian): ") +
+                (why != nullptr ? why : "unknown error");
+      return;
+    }
+    std::string& e = m.error;
+    bind(h, "mad_rpc_open_port", m.open_port, e);
+    bind(h, "mad_rpc_close_port", m.close_port, e);
+    bind(h, "mad_rpc_set_timeout", m.set_timeout, e);
+    bind(h, "mad_rpc_set_retries", m.set_retries, e);
+    bind(h, "madrpc_show_errors", m.show_errors, e);
+    bind(h, "ib_resolve_smlid_via", m.resolve_smlid, e);
+    bind(h, "ib_resolve_guid_via", m.resolve_guid, e);
+    bind(h, "smp_query_via", m.smp_query, e);
+    bind(h, "mad_decode_field", m.decode_field, e);
+    // Kept loaded for the life of the process, like the NetworkManager plugin.
+  });
+  return m;
+}
 
 // P_Key table blocks hold 32 entries; NodeInfo's PartitionCap says how many the port has.
 constexpr unsigned k_block_entries = 32;
@@ -24,7 +83,7 @@ std::string lid_text(uint16_t lid)
 class MadPort final : public SmpPort {
 public:
   MadPort(ibmad_port* port, int timeout_ms) : m_port(port), m_timeout(timeout_ms) {}
-  ~MadPort() override { mad_rpc_close_port(m_port); }
+  ~MadPort() override { mad().close_port(m_port); }
   MadPort(const MadPort&) = delete;
   MadPort& operator=(const MadPort&) = delete;
 
@@ -34,7 +93,7 @@ public:
     if (!m_sm_checked) {
       m_sm_checked = true;
       m_sm = ib_portid_t{};
-      if (ib_resolve_smlid_via(&m_sm, m_timeout, m_port) < 0 || m_sm.lid == 0) {
+      if (mad().resolve_smlid(&m_sm, m_timeout, m_port) < 0 || m_sm.lid == 0) {
         m_sm_error = "the local port knows no subnet manager (SM LID 0): is one running?";
       }
     }
@@ -45,7 +104,7 @@ public:
     ib_portid_t target{};
     uint64_t g = guid;
     ib_portid_t sm = m_sm;
-    if (ib_resolve_guid_via(&target, &g, &sm, m_timeout, m_port) < 0 || target.lid <= 0 ||
+    if (mad().resolve_guid(&target, &g, &sm, m_timeout, m_port) < 0 || target.lid <= 0 ||
         target.lid > 0xbfff) {
       out.error = "the SA at " + lid_text(static_cast<uint16_t>(m_sm.lid)) +
                   " has no path to it (not in the fabric, or down)";
@@ -59,16 +118,16 @@ public:
   {
     SmpPkeys out;
     ib_portid_t dest{};
-    ib_portid_set(&dest, lid, 0, 0);
+    ib_portid_set(&dest, lid, 0, 0);  // inline in mad.h
     uint8_t data[IB_SMP_DATA_SIZE] = {};
-    if (smp_query_via(data, &dest, IB_ATTR_NODE_INFO, 0, m_timeout, m_port) == nullptr) {
+    if (mad().smp_query(data, &dest, IB_ATTR_NODE_INFO, 0, m_timeout, m_port) == nullptr) {
       out.error = "NodeInfo of " + lid_text(lid) + ": no valid answer (timeout or error status)";
       return out;
     }
     unsigned node_type = 0;
     unsigned cap = 0;
-    mad_decode_field(data, IB_NODE_TYPE_F, &node_type);
-    mad_decode_field(data, IB_NODE_PARTITION_CAP_F, &cap);
+    mad().decode_field(data, IB_NODE_TYPE_F, &node_type);
+    mad().decode_field(data, IB_NODE_PARTITION_CAP_F, &cap);
     if (node_type != IB_NODE_CA) {
       out.error =
           lid_text(lid) + " is not a channel adapter (node type " + std::to_string(node_type) + ")";
@@ -81,7 +140,7 @@ public:
     }
     for (unsigned block = 0; block < blocks; ++block) {
       std::memset(data, 0, sizeof data);
-      if (smp_query_via(data, &dest, IB_ATTR_PKEY_TBL, block, m_timeout, m_port) == nullptr) {
+      if (mad().smp_query(data, &dest, IB_ATTR_PKEY_TBL, block, m_timeout, m_port) == nullptr) {
         out.entries.clear();
         out.error =
             "P_Key table block " + std::to_string(block) + " of " + lid_text(lid) + ": no answer";
@@ -110,12 +169,16 @@ private:
 
 std::unique_ptr<SmpPort> open_smp_port(const SmpPortOptions& options)
 {
+  const Mad& m = mad();
+  if (!m.error.empty()) {
+    throw EnvironmentError(m.error);
+  }
   // libibmad prints every failed MAD to stderr; the report says which ports did not answer.
-  madrpc_show_errors(0);
+  m.show_errors(0);
   int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS};
   std::string ca = options.ca;
-  ibmad_port* port = mad_rpc_open_port(ca.empty() ? nullptr : &ca[0], options.port, classes,
-                                       static_cast<int>(sizeof classes / sizeof classes[0]));
+  ibmad_port* port = m.open_port(ca.empty() ? nullptr : &ca[0], options.port, classes,
+                                 static_cast<int>(sizeof classes / sizeof classes[0]));
   if (port == nullptr) {
     const std::string which = (ca.empty() ? std::string("the first HCA") : ca) +
                               (options.port == 0 ? std::string(" (first active port)")
@@ -124,8 +187,8 @@ std::unique_ptr<SmpPort> open_smp_port(const SmpPortOptions& options)
                            " for MADs through libibumad (no HCA, no umad device, or no "
                            "permission on /dev/infiniband/umad*)");
   }
-  mad_rpc_set_timeout(port, options.timeout_ms);
-  mad_rpc_set_retries(port, options.retries);
+  m.set_timeout(port, options.timeout_ms);
+  m.set_retries(port, options.retries);
   return std::make_unique<MadPort>(port, options.timeout_ms);
 }
 
