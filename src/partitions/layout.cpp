@@ -2,6 +2,7 @@
 
 #include "common/strings.hpp"
 #include "profile/merge.hpp"
+#include "profile/validate.hpp"
 
 #include <ibsetup/hostlist.hpp>
 
@@ -182,9 +183,7 @@ Collected& Builder::partition(uint16_t pkey)
     Partition& p = it->second.partition;
     p.pkey = pkey;
     p.ipoib = pkey == k_default_pkey;
-    p.name = pkey == k_default_pkey
-                 ? "Default"
-                 : "ib_" + util::hex16(static_cast<uint16_t>(pkey | 0x8000U)).substr(2);
+    p.name = pkey == k_default_pkey ? "Default" : profile::detail::generated_partition_name(pkey);
   }
   return it->second;
 }
