@@ -26,6 +26,7 @@ struct Collected {
   const PartitionSpec* spec = nullptr;
   std::map<int, std::vector<std::string>> needs;  // mtu code -> hosts that need it
   std::map<std::string, Member> members;          // by GUID: sorted, each port once
+  std::set<std::string> duplicates;               // Partition::duplicates
 };
 
 class Builder {
@@ -203,7 +204,10 @@ void Builder::add_member(Collected& c, const std::string& host, const InventoryP
     return;
   }
   if (m.host != host) {
-    return;  // the same GUID on two hosts: reported once, as a duplicate GUID
+    // The same GUID on two hosts: reported once as a duplicate GUID, and in the partition.
+    c.duplicates.insert(host + " " + port_name(port.device, port.port) + " (" + port.guid +
+                        ", as " + m.host + " " + port_name(m.device, m.port) + ")");
+    return;
   }
   if (m.full != full) {
     m_warnings.push_back(host + " " + port_name(port.device, port.port) + " is a full member of " +
@@ -335,6 +339,7 @@ void Builder::finish(Collected& c, Layout& out)
     p.all_full = !limited;
     p.all_limited = limited;
   }
+  p.duplicates.assign(c.duplicates.begin(), c.duplicates.end());
   p.members.reserve(c.members.size());
   for (auto& entry : c.members) {
     p.members.push_back(std::move(entry.second));

@@ -59,6 +59,9 @@ struct Partition {
   std::optional<int> rate_code;  // IBTA rate code, when the profile declares it
   std::optional<int> sl;
   std::vector<Member> members;  // sorted by GUID, no duplicates
+  // Ports whose GUID another host's member already holds: "cn02 mlx5_0/1 (0x..., as cn01
+  // mlx5_0/1)", sorted. Written as comments, so the file says who was left out.
+  std::vector<std::string> duplicates;
 };
 
 // What the report lists instead of dropping anything quietly.

@@ -84,6 +84,9 @@ std::string write_opensm(const Layout& layout, const std::string& source)
       const Missing& m = *gone->second[i];
       out += "  # missing: " + comment_text(m.host + ": " + m.what) + "\n";
     }
+    for (const auto& d : p.duplicates) {
+      out += "  # left out, its GUID is on two hosts: " + comment_text(d) + "\n";
+    }
     for (size_t i = 0; i < p.members.size(); ++i) {
       const Member& m = p.members[i];
       const bool last = i + 1 == p.members.size();

@@ -136,6 +136,14 @@ expect "duplicate GUID: named with both hosts" \
     "$dir/dup.err")" 1
 expect "unknown host: reported" \
   "$(grep -c 'inventories of hosts not in the profile (left out): n-extra' "$dir/dup.err")" 1
+# Two hosts of one partition with one GUID: --allow-missing writes the first, and the partition
+# names the port it left out.
+{ grep -v '^n-pkey-child:' "$dir/all.txt"; inventory n-pkey-child hdr-2hca; } >"$dir/dup2.txt"
+run dupallow partitions "$dir/c.yaml" --inventories - --allow-missing <"$dir/dup2.txt"
+expect "duplicate GUID, --allow-missing: exit 0" "$code" 0
+expect "duplicate GUID, --allow-missing: a comment in both partitions of the two hosts" \
+  "$(grep -c '^  # left out, its GUID is on two hosts: n-pkey-child mlx5_0/1 (0x0c42a1030016e7e0, as n-hdr-2hca mlx5_0/1)$' \
+    "$dir/dupallow.out")" 2
 
 # Outside text cannot add a line of its own to partitions.conf.
 inventory n-hdr-2hca hdr-2hca | sed 's/"mlx5_0"/"mlx5_0\\nEvil=0x0009 : ALL=full ;"/g' >"$dir/evil.txt"

@@ -211,6 +211,10 @@ TEST(PartitionsLayout, NothingIsLeftOutQuietly)
   // The GUID seen twice is written once, for the first host.
   EXPECT_EQ(member_hosts(find(layout, 0x0002)),
             (std::vector<std::string>{"st01 mlx5_0/1 full", "st03 mlx5_0/1 full"}));
+  // ... and the partition names the port it left out.
+  EXPECT_EQ(find(layout, 0x0002).duplicates,
+            (std::vector<std::string>{"st02 mlx5_0/1 (" + guid(4) + ", as st01 mlx5_0/1)"}));
+  EXPECT_TRUE(find(layout, 0x0001).duplicates.empty());
   const auto lines = report_lines(layout, inv);
   EXPECT_EQ(lines, (std::vector<std::string>{
                        "missing member cn02 (partition 0x0001): no inventory",

@@ -103,6 +103,19 @@ TEST(PartitionsOpensm, MissingMembersAreCommentsInTheirPartitions)
       << text;
 }
 
+TEST(PartitionsOpensm, APortLeftOutForItsDuplicateGuidIsAComment)
+{
+  auto l = sample();
+  l.partitions[1].duplicates = {"cn09 mlx5_0/1 (0x0c42a10300aa0002, as cn02 mlx5_0/1)"};
+  const auto text = write_opensm(l, "cluster.yaml");
+  EXPECT_NE(text.find("ib_8001=0x0001, ipoib, mtu=5 :\n"
+                      "  # left out, its GUID is on two hosts: cn09 mlx5_0/1 "
+                      "(0x0c42a10300aa0002, as cn02 mlx5_0/1)\n"
+                      "  0x0c42a10300aa0001=full,"),
+            std::string::npos)
+      << text;
+}
+
 TEST(PartitionsOpensm, OutsideTextCannotLeaveItsComment)
 {
   auto l = sample();
