@@ -299,6 +299,9 @@ void Builder::finish(Collected& c, Layout& out)
 {
   Partition& p = c.partition;
   const PartitionSpec* spec = c.spec;
+  if (spec != nullptr && spec->name) {
+    p.name = *spec->name;  // before the warnings below, which name the partition
+  }
   const int largest = c.needs.empty() ? 0 : c.needs.rbegin()->first;
   if (spec != nullptr && spec->mtu) {
     p.mtu_code = ib_mtu_code(*spec->mtu);
@@ -323,9 +326,6 @@ void Builder::finish(Collected& c, Layout& out)
     }
   }
   if (spec != nullptr) {
-    if (spec->name) {
-      p.name = *spec->name;
-    }
     if (spec->rate) {
       p.rate_code = rate_code(*spec->rate);
     }

@@ -258,13 +258,14 @@ TEST(PartitionsLayout, ProfileSectionNamesLimitsAndOverrides)
       limited: cn[01-02]
     - pkey: 0x0001
       mtu: 2048
+      name: compute
     - pkey: 0x0003
       limited: st01
 )";
   const auto profile = load(text);
   ASSERT_EQ(profile.warnings.size(), 2U);  // [0]: st's pkey 0x0002 lacks the full bit
   EXPECT_EQ(profile.warnings[1].format(),
-            "cluster.yaml:34:13: warning: partitions.pkeys[2].pkey: no interface uses partition "
+            "cluster.yaml:35:13: warning: partitions.pkeys[2].pkey: no interface uses partition "
             "0x0003; its partition has only limited members, which cannot reach each other");
   const auto layout = build_layout(profile, full_inventories());
   const auto& def = find(layout, 0x7fff);
@@ -287,7 +288,7 @@ TEST(PartitionsLayout, ProfileSectionNamesLimitsAndOverrides)
             (std::vector<std::string>{
                 "partition 0x7fff (Default): mtu 2048 (partitions.default.mtu) is below the 4096 "
                 "that cn[01-03] need; their IPoIB cannot join it",
-                "partition 0x0001 (ib_8001): mtu 2048 (partitions.pkeys[1].mtu) is below the "
+                "partition 0x0001 (compute): mtu 2048 (partitions.pkeys[1].mtu) is below the "
                 "4096 that cn[01-03] need; their IPoIB cannot join it"}));
 }
 
