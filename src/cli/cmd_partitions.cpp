@@ -78,7 +78,7 @@ PartitionsCommands::PartitionsCommands(CLI::App& app)
                          "Print the partitions, their members and every problem as JSON");
   m_partitions->add_flag("-q,--quiet", m_quiet, "Print only errors");
   m_partitions->add_flag("--verify", m_verify,
-                         "Write nothing: read each member port's P_Key table from the fabric "
+                         "Write nothing: read each profile host port's P_Key table from the fabric "
                          "(SA and SMP queries from this host's HCA) and compare it with what the "
                          "profile implies");
   m_partitions->add_option("--ca", m_ca,

@@ -51,6 +51,7 @@ private:
   const Inventories& m_inventories;
   std::map<uint16_t, Collected> m_partitions;
   std::map<std::string, std::vector<const PartitionSpec*>> m_limited;  // host -> partitions
+  std::map<std::string, Member> m_ports;                               // Layout::ports by GUID
   std::map<std::pair<std::string, std::string>, std::set<uint16_t>> m_missing;
   std::vector<std::string> m_not_needed;  // hosts without inventory that no partition needs
   std::vector<std::string> m_warnings;
@@ -231,6 +232,15 @@ void Builder::walk_host(const profile::Group& group, size_t index)
           m_profile, spec, profile::detail::find_override(over, *spec.name), index + 1));
     }
   }
+  if (inv != nullptr) {
+    for (const auto& ri : ifaces) {
+      std::string why;
+      const InventoryPort* port = ri.pkey ? nullptr : resolve_port(*inv, ri, why);
+      if (port != nullptr) {
+        m_ports.try_emplace(port->guid, Member{host, port->device, port->port, port->guid, true});
+      }
+    }
+  }
   const auto limited = m_limited.find(host);
   bool needed = limited != m_limited.end();
   for (const auto& ri : ifaces) {
@@ -392,6 +402,9 @@ Layout Builder::build()
     if (pkey != k_default_pkey) {
       finish(c, out);
     }
+  }
+  for (auto& entry : m_ports) {
+    out.ports.push_back(std::move(entry.second));
   }
   for (auto& [key, pkeys] : m_missing) {
     out.missing.push_back(Missing{key.first, key.second, {pkeys.begin(), pkeys.end()}});

@@ -227,6 +227,45 @@ TEST(PartitionsLayout, NothingIsLeftOutQuietly)
                    }));
 }
 
+TEST(PartitionsLayout, EveryResolvablePortOfTheHostsIsListedForVerify)
+{
+  const auto layout =
+      build_layout(load(R"(version: 1
+nodes:
+  - hosts: cn01
+    interfaces:
+      - name: ib0
+      - parent: ib0
+        pkey: 0x8001
+  - hosts: gw01
+    interfaces:
+      - name: ib0
+        device: mlx5_0
+        port: 1
+      - name: ib1
+        device: mlx5_1
+        port: 1
+      - name: ib2
+        device: mlx5_2
+        port: 1
+)"),
+                   [] {
+                     Inventories inv;
+                     inv.hosts["cn01"] = host("cn01", {{"mlx5_0", 1, guid(1), true}});
+                     // gw01 is in Default alone; its mlx5_2 is missing.
+                     inv.hosts["gw01"] =
+                         host("gw01", {{"mlx5_0", 1, guid(3), true}, {"mlx5_1", 1, guid(2), true}});
+                     return inv;
+                   }());
+  std::vector<std::string> ports;
+  for (const auto& m : layout.ports) {
+    ports.push_back(m.host + " " + port_name(m.device, m.port) + " " + m.guid);
+  }
+  EXPECT_EQ(ports, (std::vector<std::string>{"cn01 mlx5_0/1 " + guid(1), "gw01 mlx5_1/1 " + guid(2),
+                                             "gw01 mlx5_0/1 " + guid(3)}));
+  EXPECT_TRUE(layout_complete(layout));
+}
+
 TEST(PartitionsLayout, HostsWithoutPartitionsNeedNoInventory)
 {
   const auto layout = build_layout(load(R"(version: 1
