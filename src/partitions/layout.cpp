@@ -396,6 +396,10 @@ Layout Builder::build()
       walk_host(group, i);
     }
   }
+  if (m_partitions.size() == 1) {
+    // Not an error (Default alone is a valid file), but most likely not what was meant.
+    out.warnings.push_back("the profile declares no pkey: only the Default partition");
+  }
   // Default first, as OpenSM's documentation writes it, then by pkey.
   finish(m_partitions.at(k_default_pkey), out);
   for (auto& [pkey, c] : m_partitions) {

@@ -153,6 +153,37 @@ expect "hostile device name: no line of its own" "$code $(grep -c '^Evil' "$dir/
 expect "hostile device name: reported, escaped" \
   "$(grep -c "is not a device name; its ports are left out" "$dir/evil.err")" 1
 
+# Issue 16 item 7's bad inputs. An unparseable line: its host has no inventory, so it is missing.
+sed '2s/^\(n-pkey-child: {"host":"n-pkey-child",\).*/\1"devi/' "$dir/all.txt" >"$dir/broken.txt"
+echo 'this is not an inventory' >>"$dir/broken.txt"
+run broken partitions "$dir/c.yaml" --inventories - <"$dir/broken.txt"
+expect "unparseable line: exit 3" "$code" 3
+expect "unparseable line: located, with the parser's reason" \
+  "$(grep -c '^ibsetup: warning: -:2: not JSON: ' "$dir/broken.err")" 1
+expect "unparseable line: ... a line that is no inventory at all too" \
+  "$(grep -c "^ibsetup: warning: -:5: not an inspect --json line: 'this is not an inventory'" \
+    "$dir/broken.err")" 1
+expect "unparseable line: its host is a missing member" \
+  "$(grep -c 'missing member n-pkey-child (partition 0x0001, 0x0002): no inventory' \
+    "$dir/broken.err")" 1
+expect "unparseable line: nothing written" "$(cat "$dir/broken.out")" ""
+
+# A profile without pkeys: Default alone, said so.
+cat >"$dir/nopkeys.yaml" <<'EOF'
+version: 1
+nodes:
+  - hosts: n-hdr-2hca,n-pkey-child,n-no-sm,n-mlx4-connectx3
+    interfaces:
+      - name: ib0
+EOF
+run nopkeys partitions "$dir/nopkeys.yaml" --inventories - <"$dir/all.txt"
+expect "no pkeys: exit 0" "$code" 0
+expect "no pkeys: warned" "$(cat "$dir/nopkeys.err")" \
+  "ibsetup: warning: the profile declares no pkey: only the Default partition"
+expect "no pkeys: Default alone" "$(grep -v '^#' "$dir/nopkeys.out" | grep -c .)" 1
+run nopkeysq partitions "$dir/nopkeys.yaml" --inventories - -q <"$dir/all.txt"
+expect "no pkeys -q: quiet" "$code $(cat "$dir/nopkeysq.err")" "0 "
+
 # --json: the partitions and the report.
 run json partitions "$dir/c.yaml" --inventories - --json <"$dir/missing.txt"
 expect "--json: incomplete, exit 3" "$code" 3

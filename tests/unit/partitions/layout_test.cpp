@@ -280,6 +280,7 @@ nodes:
   EXPECT_EQ(layout.partitions.size(), 1U);
   EXPECT_EQ(layout.warnings,
             (std::vector<std::string>{
+                "the profile declares no pkey: only the Default partition",
                 "no inventory for cn[01-02] (not needed: in no partition besides Default)"}));
 }
 
