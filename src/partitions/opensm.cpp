@@ -72,9 +72,11 @@ std::string write_opensm(const Layout& layout, const std::string& source)
       out += def + (p.all_full ? " ALL=full ;\n" : " ALL=limited, SELF=full ;\n");
       continue;
     }
-    out += "# " + comment_text(p.name) + ": " + std::to_string(p.members.size()) +
-           (p.members.size() == 1 ? " member" : " members") +
-           (n_missing > 0 ? ", " + std::to_string(n_missing) + " missing" : std::string()) + "\n";
+    // Nothing here depends on the members: adding or removing one changes its own line (and
+    // the line before it when it is the last: OpenSM misreads a line holding only the ';').
+    out += "# " + comment_text(p.name) + ": P_Key " +
+           util::hex16(static_cast<uint16_t>(p.pkey | 0x8000U)) + " for full members, " +
+           util::hex16(p.pkey) + " for limited ones\n";
     if (p.members.empty() && n_missing == 0) {
       out += def + " ;\n";
       continue;

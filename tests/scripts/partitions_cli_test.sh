@@ -77,6 +77,22 @@ run reversed partitions "$dir/c.yaml" --inventories - <"$dir/reversed.txt"
 expect "deterministic: same bytes from reordered input" \
   "$(cmp -s "$dir/plain.out" "$dir/reversed.out" && echo same)" same
 
+# A profile change regenerates only the lines it should (issue 16 item 7): one limited member
+# more or less of storage is that one line.
+cp "$dir/c.yaml" "$dir/v1.yaml"
+sed 's/limited: n-no-sm/limited: n-no-sm,n-mlx4-connectx3/' "$dir/c.yaml" >"$dir/v2.yaml"
+sed '/limited: n-no-sm/d' "$dir/c.yaml" >"$dir/v3.yaml"
+for v in v1 v2 v3; do
+  cp "$dir/$v.yaml" "$dir/version.yaml"  # one name: the header names the profile
+  "$bin" partitions "$dir/version.yaml" --inventories - <"$dir/all.txt" >"$dir/$v.conf"
+done
+expect "profile change: a member more is one line more" "$(diff "$dir/v1.conf" "$dir/v2.conf")" \
+  "13a14
+>   0x0002c90300f9bfa1=limited,  # n-mlx4-connectx3 mlx4_0/1"
+expect "profile change: a member less is one line less" "$(diff "$dir/v1.conf" "$dir/v3.conf")" \
+  "15d14
+<   0x0c42a10300a0b1c0=limited,  # n-no-sm mlx5_0/1"
+
 # A directory of HOST.json files is a source too.
 mkdir "$dir/inv"
 for h in "${hosts[@]}"; do
