@@ -370,7 +370,9 @@ void Builder::report_inventories(Layout& out) const
       }
       const std::string here = host + " " + port_name(p.device, p.port);
       const auto [it, fresh] = first.emplace(p.guid, here);
-      if (!fresh && it->second.compare(0, host.size() + 1, host + " ") != 0) {
+      // Two ports of one host with one GUID are as wrong as two hosts with it: the subnet
+      // manager would see one port.
+      if (!fresh) {
         out.duplicate_guids.push_back(p.guid + " on " + it->second + " and " + here);
       }
     }

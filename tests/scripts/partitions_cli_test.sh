@@ -148,10 +148,17 @@ expect "--allow-missing -q: quiet" "$(cat "$dir/allowq.err")" ""
 run dup partitions "$dir/c.yaml" --inventories - <"$dir/dup.txt"
 expect "duplicate GUID: exit 3" "$code" 3
 expect "duplicate GUID: named with both hosts" \
-  "$(grep -c 'GUID on two hosts: 0x0c42a1030016e7e0 on n-extra mlx5_0/1 and n-hdr-2hca mlx5_0/1' \
+  "$(grep -c 'GUID on two ports: 0x0c42a1030016e7e0 on n-extra mlx5_0/1 and n-hdr-2hca mlx5_0/1' \
     "$dir/dup.err")" 1
 expect "unknown host: reported" \
   "$(grep -c 'inventories of hosts not in the profile (left out): n-extra' "$dir/dup.err")" 1
+# Two ports of one host with one GUID are a duplicate too.
+{ grep -v '^n-hdr-2hca:' "$dir/all.txt"
+  inventory n-hdr-2hca hdr-2hca | sed 's/0x0c42a1030016e7f8/0x0c42a1030016e7e0/g'; } >"$dir/dup1.txt"
+run dupone partitions "$dir/c.yaml" --inventories - <"$dir/dup1.txt"
+expect "GUID on two ports of one host: exit 3, named" \
+  "$code $(grep -c 'GUID on two ports: 0x0c42a1030016e7e0 on n-hdr-2hca mlx5_0/1 and n-hdr-2hca mlx5_1/1' \
+    "$dir/dupone.err")" "3 1"
 # Two hosts of one partition with one GUID: --allow-missing writes the first, and the partition
 # names the port it left out.
 { grep -v '^n-pkey-child:' "$dir/all.txt"; inventory n-pkey-child hdr-2hca; } >"$dir/dup2.txt"

@@ -220,7 +220,7 @@ TEST(PartitionsLayout, NothingIsLeftOutQuietly)
                        "missing member cn02 (partition 0x0001): no inventory",
                        "missing member cn03 (partition 0x0001): no port for ib0: the inventory "
                        "has no mlx5_0/1 (declared); InfiniBand ports it has: mlx5_1/1",
-                       "GUID on two hosts: " + guid(4) + " on st01 mlx5_0/1 and st02 mlx5_0/1",
+                       "GUID on two ports: " + guid(4) + " on st01 mlx5_0/1 and st02 mlx5_0/1",
                        "inventories of hosts not in the profile (left out): gpu01",
                        "-:7: not JSON",
                        layout.warnings[0],
@@ -264,6 +264,18 @@ nodes:
   EXPECT_EQ(ports, (std::vector<std::string>{"cn01 mlx5_0/1 " + guid(1), "gw01 mlx5_1/1 " + guid(2),
                                              "gw01 mlx5_0/1 " + guid(3)}));
   EXPECT_TRUE(layout_complete(layout));
+}
+
+TEST(PartitionsLayout, AGuidOnTwoPortsOfOneHostIsADuplicate)
+{
+  auto inv = full_inventories();
+  inv.hosts["cn02"].ports.push_back({"mlx5_1", 1, guid(2), true});  // mlx5_0/1's GUID again
+  const auto layout = build_layout(load(k_profile), inv);
+  EXPECT_EQ(layout.duplicate_guids,
+            (std::vector<std::string>{guid(2) + " on cn02 mlx5_0/1 and cn02 mlx5_1/1"}));
+  EXPECT_FALSE(layout_complete(layout));
+  EXPECT_EQ(report_lines(layout, inv).at(0),
+            "GUID on two ports: " + guid(2) + " on cn02 mlx5_0/1 and cn02 mlx5_1/1");
 }
 
 TEST(PartitionsLayout, HostsWithoutPartitionsNeedNoInventory)
