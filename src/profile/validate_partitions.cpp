@@ -141,6 +141,16 @@ void check_partitions(Profile& profile, const Limits& limits, Diagnostics& diags
                              ? "; its partition has no members"
                              : "; its partition has only limited members, which cannot reach "
                                "each other"));
+      // partitions.conf carries mtu and rate only with the ipoib flag (opensm.cpp).
+      const std::string why = "no IPoIB interface uses partition " + util::hex16(pkey) +
+                              ", so it has no IPoIB broadcast group, which mtu and rate set: "
+                              "not written";
+      if (spec.mtu) {
+        diags.warning(spec.mtu.mark, spec.path + ".mtu", why);
+      }
+      if (spec.rate) {
+        diags.warning(spec.rate.mark, spec.path + ".rate", why);
+      }
     }
   }
   check_generated_names(used, by_pkey, by_name, diags);
