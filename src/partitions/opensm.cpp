@@ -73,7 +73,8 @@ std::string write_opensm(const Layout& layout, const std::string& source)
       continue;
     }
     // Nothing here depends on the members: adding or removing one changes its own line (and
-    // the line before it when it is the last: OpenSM misreads a line holding only the ';').
+    // the line before it when it is the last: on a line holding only ';' OpenSM's parser reads
+    // past its line buffer, reports a parse error and falls back to the default partitions).
     out += "# " + comment_text(p.name) + ": P_Key " +
            util::hex16(static_cast<uint16_t>(p.pkey | 0x8000U)) + " for full members, " +
            util::hex16(p.pkey) + " for limited ones\n";
