@@ -73,12 +73,12 @@ PartitionsCommands::PartitionsCommands(CLI::App& app)
                            "is left alone) instead of standard output");
   m_partitions->add_flag("--allow-missing", m_allow_missing,
                          "Write the file even when members are missing (listed in it as "
-                         "comments) or a GUID is on two hosts");
+                         "comments) or a GUID is on two ports");
   m_partitions->add_flag("--json", m_json,
                          "Print the partitions, their members and every problem as JSON");
   m_partitions->add_flag("-q,--quiet", m_quiet, "Print only errors");
   m_partitions->add_flag("--verify", m_verify,
-                         "Write nothing: read each member port's P_Key table from the fabric "
+                         "Write nothing: read each profile host port's P_Key table from the fabric "
                          "(SA and SMP queries from this host's HCA) and compare it with what the "
                          "profile implies");
   m_partitions->add_option("--ca", m_ca,
@@ -152,7 +152,7 @@ int PartitionsCommands::run()
                 (layout.duplicate_guids.empty()
                      ? std::string()
                      : " and " + count(layout.duplicate_guids.size(), "GUID is", "GUIDs are") +
-                           " on two hosts") +
+                           " on two ports") +
                 "; nothing written (--allow-missing writes the file without them)");
     return exit_code(ErrorKind::bad_input);
   }

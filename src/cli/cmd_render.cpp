@@ -137,7 +137,9 @@ int RenderCommands::render_offline(const std::string& file, const std::string& n
     }
   };
   if (udev) {
-    render::render_udev_node(resolve_node_arg(p, node_name), o, m_inventories);
+    std::vector<std::string> warnings;
+    render::render_udev_node(resolve_node_arg(p, node_name), o, m_inventories, "/sys", &warnings);
+    print_warnings(warnings, quiet || m_quiet);
   } else if (o.format == render::Format::hosts) {
     render::render_node(p, nullptr, o);
   } else {

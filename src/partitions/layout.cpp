@@ -2,6 +2,7 @@
 
 #include "common/strings.hpp"
 #include "profile/merge.hpp"
+#include "profile/validate.hpp"
 
 #include <ibsetup/hostlist.hpp>
 
@@ -25,6 +26,7 @@ struct Collected {
   const PartitionSpec* spec = nullptr;
   std::map<int, std::vector<std::string>> needs;  // mtu code -> hosts that need it
   std::map<std::string, Member> members;          // by GUID: sorted, each port once
+  std::set<std::string> duplicates;               // Partition::duplicates
 };
 
 class Builder {
@@ -49,6 +51,7 @@ private:
   const Inventories& m_inventories;
   std::map<uint16_t, Collected> m_partitions;
   std::map<std::string, std::vector<const PartitionSpec*>> m_limited;  // host -> partitions
+  std::map<std::string, Member> m_ports;                               // Layout::ports by GUID
   std::map<std::pair<std::string, std::string>, std::set<uint16_t>> m_missing;
   std::vector<std::string> m_not_needed;  // hosts without inventory that no partition needs
   std::vector<std::string> m_warnings;
@@ -182,9 +185,7 @@ Collected& Builder::partition(uint16_t pkey)
     Partition& p = it->second.partition;
     p.pkey = pkey;
     p.ipoib = pkey == k_default_pkey;
-    p.name = pkey == k_default_pkey
-                 ? "Default"
-                 : "ib_" + util::hex16(static_cast<uint16_t>(pkey | 0x8000U)).substr(2);
+    p.name = pkey == k_default_pkey ? "Default" : profile::detail::generated_partition_name(pkey);
   }
   return it->second;
 }
@@ -204,7 +205,10 @@ void Builder::add_member(Collected& c, const std::string& host, const InventoryP
     return;
   }
   if (m.host != host) {
-    return;  // the same GUID on two hosts: reported once, as a duplicate GUID
+    // The same GUID on two hosts: reported once as a duplicate GUID, and in the partition.
+    c.duplicates.insert(host + " " + port_name(port.device, port.port) + " (" + port.guid +
+                        ", as " + m.host + " " + port_name(m.device, m.port) + ")");
+    return;
   }
   if (m.full != full) {
     m_warnings.push_back(host + " " + port_name(port.device, port.port) + " is a full member of " +
@@ -226,6 +230,15 @@ void Builder::walk_host(const profile::Group& group, size_t index)
     if (spec.name) {
       ifaces.push_back(profile::detail::merge_interface(
           m_profile, spec, profile::detail::find_override(over, *spec.name), index + 1));
+    }
+  }
+  if (inv != nullptr) {
+    for (const auto& ri : ifaces) {
+      std::string why;
+      const InventoryPort* port = ri.pkey ? nullptr : resolve_port(*inv, ri, why);
+      if (port != nullptr) {
+        m_ports.try_emplace(port->guid, Member{host, port->device, port->port, port->guid, true});
+      }
     }
   }
   const auto limited = m_limited.find(host);
@@ -296,6 +309,9 @@ void Builder::finish(Collected& c, Layout& out)
 {
   Partition& p = c.partition;
   const PartitionSpec* spec = c.spec;
+  if (spec != nullptr && spec->name) {
+    p.name = *spec->name;  // before the warnings below, which name the partition
+  }
   const int largest = c.needs.empty() ? 0 : c.needs.rbegin()->first;
   if (spec != nullptr && spec->mtu) {
     p.mtu_code = ib_mtu_code(*spec->mtu);
@@ -320,9 +336,6 @@ void Builder::finish(Collected& c, Layout& out)
     }
   }
   if (spec != nullptr) {
-    if (spec->name) {
-      p.name = *spec->name;
-    }
     if (spec->rate) {
       p.rate_code = rate_code(*spec->rate);
     }
@@ -336,6 +349,7 @@ void Builder::finish(Collected& c, Layout& out)
     p.all_full = !limited;
     p.all_limited = limited;
   }
+  p.duplicates.assign(c.duplicates.begin(), c.duplicates.end());
   p.members.reserve(c.members.size());
   for (auto& entry : c.members) {
     p.members.push_back(std::move(entry.second));
@@ -356,7 +370,9 @@ void Builder::report_inventories(Layout& out) const
       }
       const std::string here = host + " " + port_name(p.device, p.port);
       const auto [it, fresh] = first.emplace(p.guid, here);
-      if (!fresh && it->second.compare(0, host.size() + 1, host + " ") != 0) {
+      // Two ports of one host with one GUID are as wrong as two hosts with it: the subnet
+      // manager would see one port.
+      if (!fresh) {
         out.duplicate_guids.push_back(p.guid + " on " + it->second + " and " + here);
       }
     }
@@ -382,12 +398,19 @@ Layout Builder::build()
       walk_host(group, i);
     }
   }
+  if (m_partitions.size() == 1) {
+    // Not an error (Default alone is a valid file), but most likely not what was meant.
+    out.warnings.push_back("the profile declares no pkey: only the Default partition");
+  }
   // Default first, as OpenSM's documentation writes it, then by pkey.
   finish(m_partitions.at(k_default_pkey), out);
   for (auto& [pkey, c] : m_partitions) {
     if (pkey != k_default_pkey) {
       finish(c, out);
     }
+  }
+  for (auto& entry : m_ports) {
+    out.ports.push_back(std::move(entry.second));
   }
   for (auto& [key, pkeys] : m_missing) {
     out.missing.push_back(Missing{key.first, key.second, {pkeys.begin(), pkeys.end()}});

@@ -59,6 +59,9 @@ struct Partition {
   std::optional<int> rate_code;  // IBTA rate code, when the profile declares it
   std::optional<int> sl;
   std::vector<Member> members;  // sorted by GUID, no duplicates
+  // Ports whose GUID another host's member already holds: "cn02 mlx5_0/1 (0x..., as cn01
+  // mlx5_0/1)", sorted. Written as comments, so the file says who was left out.
+  std::vector<std::string> duplicates;
 };
 
 // What the report lists instead of dropping anything quietly.
@@ -69,7 +72,11 @@ struct Missing {
 };
 
 struct Layout {
-  std::vector<Partition> partitions;         // Default first, then by pkey
+  std::vector<Partition> partitions;  // Default first, then by pkey
+  // The port of every base interface of every profile host whose inventory resolves it,
+  // member of a partition or not (a host in Default alone has one too): what --verify reads.
+  // Sorted by GUID; a GUID on two hosts is kept for the first.
+  std::vector<Member> ports;
   std::vector<Missing> missing;              // members that could not be resolved
   std::vector<std::string> duplicate_guids;  // "0x... on cn01 mlx5_0/1 and cn02 mlx5_0/1"
   std::vector<std::string> unknown_hosts;    // inventories of hosts not in the profile

@@ -72,9 +72,12 @@ std::string write_opensm(const Layout& layout, const std::string& source)
       out += def + (p.all_full ? " ALL=full ;\n" : " ALL=limited, SELF=full ;\n");
       continue;
     }
-    out += "# " + comment_text(p.name) + ": " + std::to_string(p.members.size()) +
-           (p.members.size() == 1 ? " member" : " members") +
-           (n_missing > 0 ? ", " + std::to_string(n_missing) + " missing" : std::string()) + "\n";
+    // Nothing here depends on the members: adding or removing one changes its own line (and
+    // the line before it when it is the last: on a line holding only ';' OpenSM's parser reads
+    // past its line buffer, reports a parse error and falls back to the default partitions).
+    out += "# " + comment_text(p.name) + ": P_Key " +
+           util::hex16(static_cast<uint16_t>(p.pkey | 0x8000U)) + " for full members, " +
+           util::hex16(p.pkey) + " for limited ones\n";
     if (p.members.empty() && n_missing == 0) {
       out += def + " ;\n";
       continue;
@@ -83,6 +86,9 @@ std::string write_opensm(const Layout& layout, const std::string& source)
     for (size_t i = 0; i < n_missing; ++i) {
       const Missing& m = *gone->second[i];
       out += "  # missing: " + comment_text(m.host + ": " + m.what) + "\n";
+    }
+    for (const auto& d : p.duplicates) {
+      out += "  # left out, its GUID is on two hosts: " + comment_text(d) + "\n";
     }
     for (size_t i = 0; i < p.members.size(); ++i) {
       const Member& m = p.members[i];

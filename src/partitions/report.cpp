@@ -42,7 +42,7 @@ std::vector<std::string> report_lines(const Layout& layout, const Inventories& i
                     "): " + m.what);
   }
   for (const auto& d : layout.duplicate_guids) {
-    lines.push_back("GUID on two hosts: " + d);
+    lines.push_back("GUID on two ports: " + d);
   }
   if (!layout.unknown_hosts.empty()) {
     lines.push_back("inventories of hosts not in the profile (left out): " +

@@ -12,7 +12,7 @@
 
 namespace ibsetup::partitions {
 
-// True when every member was found and no GUID is on two hosts: the file is complete.
+// True when every member was found and no GUID is on two ports: the file is complete.
 IBSETUP_EXPORT bool layout_complete(const Layout& layout);
 
 // One line per problem and warning, for people, in a fixed order: missing members, duplicate

@@ -165,7 +165,6 @@ std::optional<InventoryHost> host_from_inspect(Collector& c, std::string_view te
     const json::View j(doc, "");
     const auto reported = j["host"].opt_string();
     InventoryHost h;
-    h.host = name;
     h.origin = where;
     if (name.empty()) {
       if (!reported) {
@@ -177,6 +176,13 @@ std::optional<InventoryHost> host_from_inspect(Collector& c, std::string_view te
       c.problem(where, "the inventory says host " + quote(*reported, c.limits) +
                            ", but it is given as " + name + "; left out");
       return std::nullopt;
+    } else {
+      h.host = name;
+    }
+    // Hosts go by their short name, as the topology reader and the profile's hostlists have
+    // them: clush prints a full name when its groups hold full names.
+    if (is_valid_hostname(h.host)) {
+      h.host = std::string(short_name(h.host));
     }
     if (!is_valid_hostname(h.host)) {
       c.problem(where, "host " + quote(h.host, c.limits) + " is not a valid host name; left out");

@@ -1,4 +1,4 @@
-// Fabric verification: expectations from the Layout, one SMP read per member port, the
+// Fabric verification: expectations from the Layout, one SMP read per host port, the
 // comparison, and the two output formats.
 #include "partitions/verify.hpp"
 
@@ -107,6 +107,10 @@ std::vector<ExpectedPort> expected_ports(const Layout& layout)
           ports.emplace(m.guid, std::make_pair(m, std::map<uint16_t, bool>{})).first->second;
       entry.second[base_of(part.pkey)] = entry.second[base_of(part.pkey)] || m.full;
     }
+  }
+  // Ports of the profile's hosts that are members of no partition: Default's ALL reaches them.
+  for (const auto& m : layout.ports) {
+    ports.emplace(m.guid, std::make_pair(m, std::map<uint16_t, bool>{}));
   }
   // ALL=full / ALL=limited reach every port that belongs to the Layout.
   for (const auto& part : layout.partitions) {

@@ -1,5 +1,5 @@
 // The fabric verification (issue 16, `partitions --verify`): what the subnet manager actually
-// programmed into each member port's P_Key table, against what the Layout implies.
+// programmed into each profile host port's P_Key table, against what the Layout implies.
 #pragma once
 
 #include "partitions/model.hpp"
@@ -29,7 +29,8 @@ struct MembershipDiff {
   uint16_t observed = 0;
 };
 
-// One member port of the Layout. P_Keys include the membership bit (0x8000 = full).
+// One port of the Layout (a partition member or a host port). P_Keys include the membership bit
+// (0x8000 = full).
 struct PortVerdict {
   std::string host;
   std::string device;
@@ -59,9 +60,10 @@ struct VerifyReport {
   IBSETUP_EXPORT bool ok() const;
 };
 
-// The P_Key table each member port should hold, keyed by port GUID: every partition the port
-// is a member of, with the full bit when it is a full member of any of them (OpenSM programs
-// one entry per pkey, full winning), "ALL" partitions included for every member port.
+// The P_Key table each port should hold, keyed by port GUID: each partition member and each of
+// the Layout's ports (a host in Default alone included), with every partition the port is a
+// member of, the full bit when it is a full member of any of them (OpenSM programs one entry
+// per pkey, full winning), and the "ALL" partitions (Default) for every port.
 struct ExpectedPort {
   Member port;  // host, device, port, guid (full is unused)
   std::vector<uint16_t> pkeys;
@@ -71,7 +73,7 @@ std::vector<ExpectedPort> expected_ports(const Layout& layout);
 // Compares one port's table with its expectation (pure).
 PortVerdict compare_port(const ExpectedPort& expected, const std::vector<uint16_t>& observed);
 
-// Reads every member port's table through `smp` and compares. Never throws for a port that
+// Reads every expected port's table through `smp` and compares. Never throws for a port that
 // does not answer: it is reported as unreachable.
 VerifyReport verify_fabric(const Layout& layout, os::SmpPort& smp);
 

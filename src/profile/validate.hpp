@@ -35,6 +35,10 @@ void check_backends(const Profile& profile, Diagnostics& diags);
 // (validate_partitions.cpp).
 void check_partitions(Profile& profile, const Limits& limits, Diagnostics& diags);
 
+// The name of partition pkey (without the membership bit) when the profile gives none:
+// "ib_8001" for 0x0001.
+std::string generated_partition_name(uint16_t pkey);
+
 // Why prefix cannot give host addresses (/0, or a loopback, multicast, link-local or
 // unspecified range: for a pool any overlap, for an exact address containment), or "".
 std::string unusable_range(const IpPrefix& prefix, bool pool);

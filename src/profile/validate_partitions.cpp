@@ -63,7 +63,42 @@ void expand_limited(const Profile& profile, PartitionSpec& spec, const Limits& l
           (near.empty() || unknown.size() != 1 ? std::string() : "; did you mean '" + near + "'?"));
 }
 
+// A declared name may be the one another partition gets when the profile does not name it:
+// both would carry it in partitions.conf.
+void check_generated_names(const std::set<uint16_t>& used,
+                           const std::map<uint16_t, const PartitionSpec*>& by_pkey,
+                           const std::map<std::string, const PartitionSpec*>& by_name,
+                           Diagnostics& diags)
+{
+  std::set<uint16_t> all = used;
+  for (const auto& entry : by_pkey) {
+    all.insert(entry.first);
+  }
+  for (const uint16_t pkey : all) {
+    const auto declared = by_pkey.find(pkey);
+    if (declared != by_pkey.end() && declared->second->name) {
+      continue;
+    }
+    const std::string name = generated_partition_name(pkey);
+    const auto clash = by_name.find(name);
+    if (clash == by_name.end()) {
+      continue;
+    }
+    const PartitionSpec& spec = *clash->second;
+    diags.error(spec.name.mark, spec.path + ".name",
+                "partition name '" + name + "' of partition " + util::hex16(*spec.pkey) +
+                    " is the name partition " + util::hex16(pkey) +
+                    " gets when it is not named: both would carry it in partitions.conf; name " +
+                    util::hex16(pkey) + " under partitions.pkeys or choose another name");
+  }
+}
+
 }  // namespace
+
+std::string generated_partition_name(uint16_t pkey)
+{
+  return "ib_" + util::hex16(static_cast<uint16_t>(pkey | 0x8000U)).substr(2);
+}
 
 void check_partitions(Profile& profile, const Limits& limits, Diagnostics& diags)
 {
@@ -106,8 +141,19 @@ void check_partitions(Profile& profile, const Limits& limits, Diagnostics& diags
                              ? "; its partition has no members"
                              : "; its partition has only limited members, which cannot reach "
                                "each other"));
+      // partitions.conf carries mtu and rate only with the ipoib flag (opensm.cpp).
+      const std::string why = "no IPoIB interface uses partition " + util::hex16(pkey) +
+                              ", so it has no IPoIB broadcast group, which mtu and rate set: "
+                              "not written";
+      if (spec.mtu) {
+        diags.warning(spec.mtu.mark, spec.path + ".mtu", why);
+      }
+      if (spec.rate) {
+        diags.warning(spec.rate.mark, spec.path + ".rate", why);
+      }
     }
   }
+  check_generated_names(used, by_pkey, by_name, diags);
 }
 
 }  // namespace ibsetup::profile::detail

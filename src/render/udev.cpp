@@ -112,6 +112,15 @@ Found find_port(const profile::ResolvedInterface& i, const InventoryHost& host,
   return f;
 }
 
+// ib0, ib1, ...: the names the kernel's IPoIB driver gives its netdevs.
+bool kernel_name(const std::string& name)
+{
+  if (name.size() < 3 || name.compare(0, 2, "ib") != 0) {
+    return false;
+  }
+  return name.find_first_not_of("0123456789", 2) == std::string::npos;
+}
+
 InventoryHost from_live(const inventory::Host& live, const std::string& host)
 {
   InventoryHost h;
@@ -218,11 +227,32 @@ InventoryHost udev_inventory(const profile::ResolvedNode& node, const std::strin
   return from_live(inventory::inspect_node(node, sysfs_root), node.host);
 }
 
+std::vector<std::string> udev_name_warnings(const profile::ResolvedNode& node)
+{
+  std::vector<std::string> out;
+  for (const auto& i : node.interfaces) {
+    if (!i.pkey && !i.parent && kernel_name(i.name)) {
+      out.push_back(node.host + ": " + i.name +
+                    " is a name the kernel gives IPoIB interfaces (ib<N>): when two ports come "
+                    "up in the other order, udev cannot rename one to " +
+                    i.name +
+                    " while the other holds it (EEXIST) and the names stay swapped; "
+                    "a name outside ib<N> (such as ib-" +
+                    i.name.substr(2) + " or fab" + i.name.substr(2) + ") avoids that");
+    }
+  }
+  return out;
+}
+
 std::vector<FileOutcome> render_udev_node(const profile::ResolvedNode& node,
                                           const NodeOptions& options,
                                           const std::string& inventories,
-                                          const std::string& sysfs_root)
+                                          const std::string& sysfs_root,
+                                          std::vector<std::string>* warnings)
 {
+  if (warnings != nullptr) {
+    *warnings = udev_name_warnings(node);
+  }
   if (options.root.empty()) {
     throw Error(ErrorKind::usage, "--root DIR is required to render (use / for this system)");
   }

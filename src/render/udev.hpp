@@ -33,12 +33,16 @@ partitions::InventoryHost udev_inventory(const profile::ResolvedNode& node,
                                          const std::string& inventories,
                                          const std::string& sysfs_root);
 
+// One warning per base interface of node named as the kernel names IPoIB netdevs (ib0, ib1,
+// ...): the rule's rename into a name the kernel gave another port fails (EEXIST) at a boot
+// where the HCAs come up in the other order.
+std::vector<std::string> udev_name_warnings(const profile::ResolvedNode& node);
+
 // render --format udev: render_udev of the node's inventory, then written (or, with dry_run,
-// checked) under options.root as render_node writes. Throws as render_udev, udev_inventory and
-// the writer do.
-IBSETUP_EXPORT std::vector<FileOutcome> render_udev_node(const profile::ResolvedNode& node,
-                                                         const NodeOptions& options,
-                                                         const std::string& inventories,
-                                                         const std::string& sysfs_root = "/sys");
+// checked) under options.root as render_node writes; udev_name_warnings into warnings when it
+// is set. Throws as render_udev, udev_inventory and the writer do.
+IBSETUP_EXPORT std::vector<FileOutcome> render_udev_node(
+    const profile::ResolvedNode& node, const NodeOptions& options, const std::string& inventories,
+    const std::string& sysfs_root = "/sys", std::vector<std::string>* warnings = nullptr);
 
 }  // namespace ibsetup::render

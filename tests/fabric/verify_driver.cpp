@@ -1,6 +1,7 @@
-// Test driver for the fabric verification until `partitions --verify` is wired into the CLI:
-// reads a Layout from JSON, verifies it through libibmad (umad2sim in the tests) and prints
-// the report.
+// Test driver for the fabric verification alone: reads a Layout written by hand from JSON
+// (expectations no profile gives, such as a member the fabric lacks), verifies it through
+// libibmad (umad2sim in the tests) and prints the report. cli_test.py covers
+// `partitions --verify` itself.
 //   fabric_verify LAYOUT.json [--json] [--ca CA] [--port N] [--timeout-ms N] [--retries N]
 // LAYOUT.json: {"partitions":[{"name","pkey":"0x8001","all":"full"|"limited",
 //   "members":[[HOST, DEVICE, PORT, GUID, "full"|"limited"], ...]}], "missing":[[HOST, WHAT]]}

@@ -77,6 +77,22 @@ run reversed partitions "$dir/c.yaml" --inventories - <"$dir/reversed.txt"
 expect "deterministic: same bytes from reordered input" \
   "$(cmp -s "$dir/plain.out" "$dir/reversed.out" && echo same)" same
 
+# A profile change regenerates only the lines it should (issue 16 item 7): one limited member
+# more or less of storage is that one line.
+cp "$dir/c.yaml" "$dir/v1.yaml"
+sed 's/limited: n-no-sm/limited: n-no-sm,n-mlx4-connectx3/' "$dir/c.yaml" >"$dir/v2.yaml"
+sed '/limited: n-no-sm/d' "$dir/c.yaml" >"$dir/v3.yaml"
+for v in v1 v2 v3; do
+  cp "$dir/$v.yaml" "$dir/version.yaml"  # one name: the header names the profile
+  "$bin" partitions "$dir/version.yaml" --inventories - <"$dir/all.txt" >"$dir/$v.conf"
+done
+expect "profile change: a member more is one line more" "$(diff "$dir/v1.conf" "$dir/v2.conf")" \
+  "13a14
+>   0x0002c90300f9bfa1=limited,  # n-mlx4-connectx3 mlx4_0/1"
+expect "profile change: a member less is one line less" "$(diff "$dir/v1.conf" "$dir/v3.conf")" \
+  "15d14
+<   0x0c42a10300a0b1c0=limited,  # n-no-sm mlx5_0/1"
+
 # A directory of HOST.json files is a source too.
 mkdir "$dir/inv"
 for h in "${hosts[@]}"; do
@@ -132,10 +148,25 @@ expect "--allow-missing -q: quiet" "$(cat "$dir/allowq.err")" ""
 run dup partitions "$dir/c.yaml" --inventories - <"$dir/dup.txt"
 expect "duplicate GUID: exit 3" "$code" 3
 expect "duplicate GUID: named with both hosts" \
-  "$(grep -c 'GUID on two hosts: 0x0c42a1030016e7e0 on n-extra mlx5_0/1 and n-hdr-2hca mlx5_0/1' \
+  "$(grep -c 'GUID on two ports: 0x0c42a1030016e7e0 on n-extra mlx5_0/1 and n-hdr-2hca mlx5_0/1' \
     "$dir/dup.err")" 1
 expect "unknown host: reported" \
   "$(grep -c 'inventories of hosts not in the profile (left out): n-extra' "$dir/dup.err")" 1
+# Two ports of one host with one GUID are a duplicate too.
+{ grep -v '^n-hdr-2hca:' "$dir/all.txt"
+  inventory n-hdr-2hca hdr-2hca | sed 's/0x0c42a1030016e7f8/0x0c42a1030016e7e0/g'; } >"$dir/dup1.txt"
+run dupone partitions "$dir/c.yaml" --inventories - <"$dir/dup1.txt"
+expect "GUID on two ports of one host: exit 3, named" \
+  "$code $(grep -c 'GUID on two ports: 0x0c42a1030016e7e0 on n-hdr-2hca mlx5_0/1 and n-hdr-2hca mlx5_1/1' \
+    "$dir/dupone.err")" "3 1"
+# Two hosts of one partition with one GUID: --allow-missing writes the first, and the partition
+# names the port it left out.
+{ grep -v '^n-pkey-child:' "$dir/all.txt"; inventory n-pkey-child hdr-2hca; } >"$dir/dup2.txt"
+run dupallow partitions "$dir/c.yaml" --inventories - --allow-missing <"$dir/dup2.txt"
+expect "duplicate GUID, --allow-missing: exit 0" "$code" 0
+expect "duplicate GUID, --allow-missing: a comment in both partitions of the two hosts" \
+  "$(grep -c '^  # left out, its GUID is on two hosts: n-pkey-child mlx5_0/1 (0x0c42a1030016e7e0, as n-hdr-2hca mlx5_0/1)$' \
+    "$dir/dupallow.out")" 2
 
 # Outside text cannot add a line of its own to partitions.conf.
 inventory n-hdr-2hca hdr-2hca | sed 's/"mlx5_0"/"mlx5_0\\nEvil=0x0009 : ALL=full ;"/g' >"$dir/evil.txt"
@@ -144,6 +175,37 @@ run evil partitions "$dir/c.yaml" --inventories - --allow-missing <"$dir/evil.tx
 expect "hostile device name: no line of its own" "$code $(grep -c '^Evil' "$dir/evil.out")" "0 0"
 expect "hostile device name: reported, escaped" \
   "$(grep -c "is not a device name; its ports are left out" "$dir/evil.err")" 1
+
+# Issue 16 item 7's bad inputs. An unparseable line: its host has no inventory, so it is missing.
+sed '2s/^\(n-pkey-child: {"host":"n-pkey-child",\).*/\1"devi/' "$dir/all.txt" >"$dir/broken.txt"
+echo 'this is not an inventory' >>"$dir/broken.txt"
+run broken partitions "$dir/c.yaml" --inventories - <"$dir/broken.txt"
+expect "unparseable line: exit 3" "$code" 3
+expect "unparseable line: located, with the parser's reason" \
+  "$(grep -c '^ibsetup: warning: -:2: not JSON: ' "$dir/broken.err")" 1
+expect "unparseable line: ... a line that is no inventory at all too" \
+  "$(grep -c "^ibsetup: warning: -:5: not an inspect --json line: 'this is not an inventory'" \
+    "$dir/broken.err")" 1
+expect "unparseable line: its host is a missing member" \
+  "$(grep -c 'missing member n-pkey-child (partition 0x0001, 0x0002): no inventory' \
+    "$dir/broken.err")" 1
+expect "unparseable line: nothing written" "$(cat "$dir/broken.out")" ""
+
+# A profile without pkeys: Default alone, said so.
+cat >"$dir/nopkeys.yaml" <<'EOF'
+version: 1
+nodes:
+  - hosts: n-hdr-2hca,n-pkey-child,n-no-sm,n-mlx4-connectx3
+    interfaces:
+      - name: ib0
+EOF
+run nopkeys partitions "$dir/nopkeys.yaml" --inventories - <"$dir/all.txt"
+expect "no pkeys: exit 0" "$code" 0
+expect "no pkeys: warned" "$(cat "$dir/nopkeys.err")" \
+  "ibsetup: warning: the profile declares no pkey: only the Default partition"
+expect "no pkeys: Default alone" "$(grep -v '^#' "$dir/nopkeys.out" | grep -c .)" 1
+run nopkeysq partitions "$dir/nopkeys.yaml" --inventories - -q <"$dir/all.txt"
+expect "no pkeys -q: quiet" "$code $(cat "$dir/nopkeysq.err")" "0 "
 
 # --json: the partitions and the report.
 run json partitions "$dir/c.yaml" --inventories - --json <"$dir/missing.txt"

@@ -211,16 +211,71 @@ TEST(PartitionsLayout, NothingIsLeftOutQuietly)
   // The GUID seen twice is written once, for the first host.
   EXPECT_EQ(member_hosts(find(layout, 0x0002)),
             (std::vector<std::string>{"st01 mlx5_0/1 full", "st03 mlx5_0/1 full"}));
+  // ... and the partition names the port it left out.
+  EXPECT_EQ(find(layout, 0x0002).duplicates,
+            (std::vector<std::string>{"st02 mlx5_0/1 (" + guid(4) + ", as st01 mlx5_0/1)"}));
+  EXPECT_TRUE(find(layout, 0x0001).duplicates.empty());
   const auto lines = report_lines(layout, inv);
   EXPECT_EQ(lines, (std::vector<std::string>{
                        "missing member cn02 (partition 0x0001): no inventory",
                        "missing member cn03 (partition 0x0001): no port for ib0: the inventory "
                        "has no mlx5_0/1 (declared); InfiniBand ports it has: mlx5_1/1",
-                       "GUID on two hosts: " + guid(4) + " on st01 mlx5_0/1 and st02 mlx5_0/1",
+                       "GUID on two ports: " + guid(4) + " on st01 mlx5_0/1 and st02 mlx5_0/1",
                        "inventories of hosts not in the profile (left out): gpu01",
                        "-:7: not JSON",
                        layout.warnings[0],
                    }));
+}
+
+TEST(PartitionsLayout, EveryResolvablePortOfTheHostsIsListedForVerify)
+{
+  const auto layout =
+      build_layout(load(R"(version: 1
+nodes:
+  - hosts: cn01
+    interfaces:
+      - name: ib0
+      - parent: ib0
+        pkey: 0x8001
+  - hosts: gw01
+    interfaces:
+      - name: ib0
+        device: mlx5_0
+        port: 1
+      - name: ib1
+        device: mlx5_1
+        port: 1
+      - name: ib2
+        device: mlx5_2
+        port: 1
+)"),
+                   [] {
+                     Inventories inv;
+                     inv.hosts["cn01"] = host("cn01", {{"mlx5_0", 1, guid(1), true}});
+                     // gw01 is in Default alone; its mlx5_2 is missing.
+                     inv.hosts["gw01"] =
+                         host("gw01", {{"mlx5_0", 1, guid(3), true}, {"mlx5_1", 1, guid(2), true}});
+                     return inv;
+                   }());
+  std::vector<std::string> ports;
+  for (const auto& m : layout.ports) {
+    ports.push_back(m.host + " " + port_name(m.device, m.port) + " " + m.guid);
+  }
+  EXPECT_EQ(ports, (std::vector<std::string>{"cn01 mlx5_0/1 " + guid(1), "gw01 mlx5_1/1 " + guid(2),
+                                             "gw01 mlx5_0/1 " + guid(3)}));
+  EXPECT_TRUE(layout_complete(layout));
+}
+
+TEST(PartitionsLayout, AGuidOnTwoPortsOfOneHostIsADuplicate)
+{
+  auto inv = full_inventories();
+  inv.hosts["cn02"].ports.push_back({"mlx5_1", 1, guid(2), true});  // mlx5_0/1's GUID again
+  const auto layout = build_layout(load(k_profile), inv);
+  EXPECT_EQ(layout.duplicate_guids,
+            (std::vector<std::string>{guid(2) + " on cn02 mlx5_0/1 and cn02 mlx5_1/1"}));
+  EXPECT_FALSE(layout_complete(layout));
+  EXPECT_EQ(report_lines(layout, inv).at(0),
+            "GUID on two ports: " + guid(2) + " on cn02 mlx5_0/1 and cn02 mlx5_1/1");
 }
 
 TEST(PartitionsLayout, HostsWithoutPartitionsNeedNoInventory)
@@ -237,6 +292,7 @@ nodes:
   EXPECT_EQ(layout.partitions.size(), 1U);
   EXPECT_EQ(layout.warnings,
             (std::vector<std::string>{
+                "the profile declares no pkey: only the Default partition",
                 "no inventory for cn[01-02] (not needed: in no partition besides Default)"}));
 }
 
@@ -254,13 +310,14 @@ TEST(PartitionsLayout, ProfileSectionNamesLimitsAndOverrides)
       limited: cn[01-02]
     - pkey: 0x0001
       mtu: 2048
+      name: compute
     - pkey: 0x0003
       limited: st01
 )";
   const auto profile = load(text);
   ASSERT_EQ(profile.warnings.size(), 2U);  // [0]: st's pkey 0x0002 lacks the full bit
   EXPECT_EQ(profile.warnings[1].format(),
-            "cluster.yaml:34:13: warning: partitions.pkeys[2].pkey: no interface uses partition "
+            "cluster.yaml:35:13: warning: partitions.pkeys[2].pkey: no interface uses partition "
             "0x0003; its partition has only limited members, which cannot reach each other");
   const auto layout = build_layout(profile, full_inventories());
   const auto& def = find(layout, 0x7fff);
@@ -283,7 +340,7 @@ TEST(PartitionsLayout, ProfileSectionNamesLimitsAndOverrides)
             (std::vector<std::string>{
                 "partition 0x7fff (Default): mtu 2048 (partitions.default.mtu) is below the 4096 "
                 "that cn[01-03] need; their IPoIB cannot join it",
-                "partition 0x0001 (ib_8001): mtu 2048 (partitions.pkeys[1].mtu) is below the "
+                "partition 0x0001 (compute): mtu 2048 (partitions.pkeys[1].mtu) is below the "
                 "4096 that cn[01-03] need; their IPoIB cannot join it"}));
 }
 

@@ -86,6 +86,29 @@ TEST(SourcesTest, ClushLinesOnStandardInput)
   EXPECT_EQ(cn03.netdevs.at("ib0.8001"), std::make_pair(std::string("mlx5_0"), 1));
 }
 
+TEST(SourcesTest, AFullNameGoesByItsShortName)
+{
+  // clush names hosts as its groups do, a full name on some sites; hosts go by their short
+  // name, as the topology reader and the profile's hostlists have them.
+  std::string line = cn01_line();
+  line.pop_back();  // its newline
+  const auto inv = parse_source_text("cn01.site.example: " + line + "\n", "-");
+  EXPECT_EQ(problems(inv), "");
+  ASSERT_EQ(inv.hosts.size(), 1U);
+  EXPECT_EQ(inv.hosts.begin()->first, "cn01");
+  EXPECT_EQ(inv.hosts.begin()->second.host, "cn01");
+  // A bare line whose "host" is a full name likewise.
+  std::string bare = line;
+  bare.replace(bare.find("\"cn01\""), 6, "\"cn01.site\"");
+  const auto inv2 = parse_source_text(bare + "\n", "-");
+  EXPECT_EQ(problems(inv2), "");
+  EXPECT_EQ(inv2.hosts.count("cn01"), 1U);
+  // The full name and the short one are one host: given twice.
+  const auto twice = parse_source_text("cn01.site: " + line + "\ncn01: " + line + "\n", "-");
+  ASSERT_EQ(twice.hosts.size(), 1U);
+  EXPECT_NE(problems(twice).find("-:2: "), std::string::npos) << problems(twice);
+}
+
 TEST(SourcesTest, DirectoryOfHostFiles)
 {
   const auto inv = read_inventories(k_data + "/dir");

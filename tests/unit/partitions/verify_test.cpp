@@ -99,6 +99,34 @@ TEST(Verify, LimitedAllPartitionGivesLimitedEntries)
   EXPECT_EQ((std::vector<uint16_t>{0x8001, 0x7fff}), e[0].pkeys);
 }
 
+TEST(Verify, HostsInDefaultAloneAreCheckedToo)
+{
+  Layout l = two_hosts();
+  // cn03 is in no partition but Default; cn01's port is both a host port and a member.
+  l.ports = {member("cn01", "0x0000000000000102", true),
+             member("cn03", "0x0000000000000302", true)};
+  auto e = expected_ports(l);
+  ASSERT_EQ(3u, e.size());
+  EXPECT_EQ((std::vector<uint16_t>{0x8001, 0xffff}), e[0].pkeys);
+  EXPECT_EQ("cn03", e[2].port.host);
+  EXPECT_EQ((std::vector<uint16_t>{0xffff}), e[2].pkeys);
+  l.partitions[0].all_full = false;
+  l.partitions[0].all_limited = true;
+  e = expected_ports(l);
+  ASSERT_EQ(3u, e.size());
+  EXPECT_EQ((std::vector<uint16_t>{0x7fff}), e[2].pkeys);
+
+  FakeSmp smp;
+  smp.lids = {{0x102, 3}, {0x202, 4}, {0x302, 5}};
+  smp.tables = {{3, {0x7fff, 0x8001}}, {4, {0x8002, 0x7fff, 0x0001}}, {5, {0x7fff, 0x8001}}};
+  const VerifyReport r = verify_fabric(l, smp);
+  ASSERT_EQ(3u, r.ports.size());
+  EXPECT_EQ((std::vector<uint16_t>{3, 4, 5}), smp.asked);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ("cn03", r.ports[2].host);
+  EXPECT_EQ((std::vector<uint16_t>{0x8001}), r.ports[2].extra);
+}
+
 TEST(Verify, MatchingFabricPasses)
 {
   FakeSmp smp;

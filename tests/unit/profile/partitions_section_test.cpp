@@ -88,6 +88,26 @@ TEST(ProfilePartitions, AnUnusedPkeyIsAWarning)
             "members");
 }
 
+TEST(ProfilePartitions, BroadcastGroupSettingsOfAPartitionWithoutIpoibAreWarned)
+{
+  const auto p = profile::load_profile_text(k_nodes + R"(partitions:
+  pkeys:
+    - pkey: 0x0005
+      limited: cn01
+      mtu: 4096
+      rate: 100
+      sl: 1
+)",
+                                            "c.yaml");
+  ASSERT_EQ(p.warnings.size(), 3U);
+  EXPECT_EQ(p.warnings[1].format(),
+            "c.yaml:12:12: warning: partitions.pkeys[0].mtu: no IPoIB interface uses partition "
+            "0x0005, so it has no IPoIB broadcast group, which mtu and rate set: not written");
+  EXPECT_EQ(p.warnings[2].format(),
+            "c.yaml:13:13: warning: partitions.pkeys[0].rate: no IPoIB interface uses partition "
+            "0x0005, so it has no IPoIB broadcast group, which mtu and rate set: not written");
+}
+
 TEST(ProfilePartitions, UnknownKeysGetASuggestion)
 {
   EXPECT_EQ(errors_of(k_nodes + R"(partitions:

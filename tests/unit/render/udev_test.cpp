@@ -133,6 +133,31 @@ TEST(UdevTest, NodeMissingFromTheInventories)
   }
 }
 
+TEST(UdevTest, KernelNamesAreWarned)
+{
+  const auto node = node_with(
+      "      - name: ib0\n"
+      "      - name: ib12\n"
+      "      - name: ibfab0\n"
+      "      - name: ib-0\n"
+      "      - parent: ib0\n"
+      "        pkey: 0x8001\n");
+  const auto warnings = udev_name_warnings(node);
+  ASSERT_EQ(warnings.size(), 2U);
+  EXPECT_EQ(warnings[0],
+            "cn01: ib0 is a name the kernel gives IPoIB interfaces (ib<N>): when two ports come up "
+            "in the other order, udev cannot rename one to ib0 while the other holds it (EEXIST) "
+            "and the names stay swapped; a name outside ib<N> (such as ib-0 or fab0) avoids that");
+  EXPECT_EQ(warnings[1].compare(0, 10, "cn01: ib12"), 0) << warnings[1];
+  test::TempDir root;
+  NodeOptions o;
+  o.root = root.path().string();
+  std::vector<std::string> from_render;
+  render_udev_node(lab("lab01"), o, k_inventories, "/sys", &from_render);
+  ASSERT_EQ(from_render.size(), 2U);  // lab01 names ib0 and ib1
+  EXPECT_EQ(from_render[1].compare(0, 11, "lab01: ib1 "), 0) << from_render[1];
+}
+
 TEST(UdevTest, WrittenThroughTheSafeWriter)
 {
   test::TempDir root;
