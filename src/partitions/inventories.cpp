@@ -1,5 +1,6 @@
 // read_inventories: the input of `partitions --inventories SRC` and `render --format udev`,
 // read within bounds (SourceLimits) whatever it is: standard input, a file or a directory.
+#include "common/unique_fd.hpp"
 #include "partitions/inventories.hpp"
 
 #include "common/bounded_read.hpp"
@@ -24,22 +25,7 @@ namespace ibsetup::partitions {
 
 namespace {
 
-class Fd {
-public:
-  explicit Fd(int fd) : m_fd(fd) {}
-  ~Fd()
-  {
-    if (m_fd >= 0) {
-      ::close(m_fd);
-    }
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return m_fd; }
-
-private:
-  int m_fd;
-};
+using Fd = util::UniqueFd;
 
 std::string mib(size_t bytes)
 {

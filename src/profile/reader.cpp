@@ -66,17 +66,11 @@ std::vector<std::string> interface_keys(bool override)
 
 Setting<uint16_t> read_pkey(const Entry& e, Diagnostics& diags)
 {
-  const auto text = read_string(e, diags);
-  if (!text) {
+  const auto value = read_pkey_number(e, diags);
+  if (!value) {
     return {};
   }
-  const auto value = util::parse_unsigned(util::trim(*text));
-  if (!value || *value > 0xffff) {
-    diags.error(e.value_mark, e.path,
-                "'" + *text + "' is not a P_Key: expected a 16-bit number such as 0x8001");
-    return {};
-  }
-  const auto pkey = static_cast<uint16_t>(*value);
+  const uint16_t pkey = *value;
   if ((pkey & 0x7fffU) == 0) {
     diags.error(e.value_mark, e.path,
                 util::hex16(pkey) + " is not a usable P_Key (0x0000 and 0x8000 are invalid; " +

@@ -149,6 +149,21 @@ Setting<std::string> read_string(const Entry& e, Diagnostics& diags)
   return {e.value.Scalar(), e.value_mark};
 }
 
+Setting<uint16_t> read_pkey_number(const Entry& e, Diagnostics& diags)
+{
+  const auto text = read_string(e, diags);
+  if (!text) {
+    return {};
+  }
+  const auto value = util::parse_unsigned(util::trim(*text));
+  if (!value || *value > 0xffff) {
+    diags.error(e.value_mark, e.path,
+                "'" + *text + "' is not a P_Key: expected a 16-bit number such as 0x8001");
+    return {};
+  }
+  return {static_cast<uint16_t>(*value), e.value_mark};
+}
+
 Setting<int> read_int(const Entry& e, long long min, long long max, Diagnostics& diags)
 {
   const auto text = read_string(e, diags);

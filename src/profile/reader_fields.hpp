@@ -55,6 +55,8 @@ std::string describe(const YAML::Node& node);
 Setting<std::string> read_string(const Entry& e, Diagnostics& diags);
 Setting<int> read_int(const Entry& e, long long min, long long max, Diagnostics& diags);
 Setting<uint64_t> read_u64(const Entry& e, Diagnostics& diags);
+// Any 16-bit number, as a P_Key is written ("0x8001", "32769"); the callers judge its value.
+Setting<uint16_t> read_pkey_number(const Entry& e, Diagnostics& diags);
 Setting<double> read_number(const Entry& e, Diagnostics& diags);
 Setting<bool> read_bool(const Entry& e, Diagnostics& diags);
 Setting<IpPrefix> read_prefix(const Entry& e, Family family, Diagnostics& diags);

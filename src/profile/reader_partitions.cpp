@@ -49,14 +49,8 @@ std::string name_problem(const std::string& name)
 
 Setting<uint16_t> read_partition_pkey(const Entry& e, Diagnostics& diags)
 {
-  const auto text = read_string(e, diags);
-  if (!text) {
-    return {};
-  }
-  const auto value = util::parse_unsigned(util::trim(*text));
-  if (!value || *value > 0xffff) {
-    diags.error(e.value_mark, e.path,
-                "'" + *text + "' is not a P_Key: expected a 16-bit number such as 0x8001");
+  const auto value = read_pkey_number(e, diags);
+  if (!value) {
     return {};
   }
   // 0x8001 and 0x0001 are the same partition: the top bit is a port's membership, which the

@@ -1,3 +1,4 @@
+#include "common/unique_fd.hpp"
 #include "common/bounded_read.hpp"
 
 #include <ibsetup/error.hpp>
@@ -32,28 +33,7 @@ const char* to_string(WriteResult result)
 
 namespace {
 
-class Fd {
-public:
-  explicit Fd(int fd) : m_fd(fd) {}
-  ~Fd()
-  {
-    if (m_fd >= 0) {
-      close(m_fd);
-    }
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  Fd(Fd&& other) noexcept : m_fd(other.m_fd) { other.m_fd = -1; }
-  Fd& operator=(Fd&& other) noexcept
-  {
-    std::swap(m_fd, other.m_fd);
-    return *this;
-  }
-  int get() const { return m_fd; }
-
-private:
-  int m_fd;
-};
+using Fd = util::UniqueFd;
 
 [[noreturn]] void fail(const std::string& what)
 {

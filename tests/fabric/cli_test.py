@@ -19,8 +19,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fabric  # noqa: E402
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
-PROFILE = os.path.join(DATA, "cluster.yaml")
+PROFILE = os.path.join(fabric.DATA, "cluster.yaml")
 failures = []
 
 
@@ -30,18 +29,6 @@ def check(cond, message):
     return cond
 
 
-def read(name):
-    with open(os.path.join(DATA, name)) as f:
-        return f.read()
-
-
-def expected_tables():
-    out = {}
-    for line in read("expected_pkeys.txt").splitlines():
-        if line and not line.startswith("#"):
-            host, *pkeys = line.split()
-            out[host] = sorted(int(p, 16) for p in pkeys)
-    return out
 
 
 def ibsetup(fab, binary, *args):
@@ -64,7 +51,7 @@ def main():
         check("SUBNET UP" in log, "OpenSM did not bring the subnet up with the generated file")
         problems = fabric.partition_problems(log)
         check(not problems, "OpenSM on the generated file:\n  " + "\n  ".join(problems))
-        expected = expected_tables()
+        expected = fabric.expected_tables()
         dump = fab.dump_pkeys()
         check(sorted(dump) == sorted(expected), "hosts %s" % sorted(dump))
         for host, (lid, _, table) in dump.items():
@@ -90,7 +77,7 @@ def main():
               "--verify --ca mlx5_9: exit %d, expected 4: %s" % (rc, err))
 
     with fabric.Fabric() as fab:
-        fab.start_sm(read("partitions_broken.conf"))
+        fab.start_sm(fabric.read_data("partitions_broken.conf"))
         rc, out, err = ibsetup(fab, binary, "--verify")
         for host, what in (("cn03", "extra 0x8002"), ("cn05", "missing 0x8001"),
                            ("cn14", "0x0001 full member, expected limited"),

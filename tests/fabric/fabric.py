@@ -25,6 +25,25 @@ GROUPS = {"sw-cpu": range(1, 7), "sw-gpu": range(7, 13), "sw-io": range(13, 19)}
 HCA = "mlx5_0"
 
 
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+
+def read_data(name):
+    """A file of tests/fabric/data."""
+    with open(os.path.join(DATA, name)) as f:
+        return f.read()
+
+
+def expected_tables():
+    """data/expected_pkeys.txt: host -> the sorted P_Keys its port must hold, as numbers."""
+    out = {}
+    for line in read_data("expected_pkeys.txt").splitlines():
+        if line and not line.startswith("#"):
+            host, *pkeys = line.split()
+            out[host] = sorted(int(p, 16) for p in pkeys)
+    return out
+
+
 def host_name(n):
     return "cn%02d" % n
 

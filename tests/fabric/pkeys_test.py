@@ -13,29 +13,16 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fabric  # noqa: E402
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
 
-def read(name):
-    with open(os.path.join(DATA, name)) as f:
-        return f.read()
-
-
-def expected_tables():
-    out = {}
-    for line in read("expected_pkeys.txt").splitlines():
-        if line and not line.startswith("#"):
-            host, *pkeys = line.split()
-            out[host] = sorted(int(p, 16) for p in pkeys)
-    return out
 
 
 def main():
     fabric.require_tools()
     failures = []
-    expected = expected_tables()
+    expected = fabric.expected_tables()
     with fabric.Fabric() as fab:
-        log = fab.sweep(read("partitions.conf"))
+        log = fab.sweep(fabric.read_data("partitions.conf"))
         if "SUBNET UP" not in log:
             failures.append("OpenSM did not bring the subnet up:\n" + log)
         problems = fabric.partition_problems(log)
@@ -59,7 +46,8 @@ def main():
                     host, lid, " ".join("0x%04x" % p for p in sorted(table)),
                     " ".join("0x%04x" % p for p in expected[host])))
         # The log check itself: a definition OpenSM cannot parse must be seen.
-        bad = read("partitions.conf").replace("0x0002c90300000902=full", "0xnot-a-guid=full")
+        bad = fabric.read_data("partitions.conf").replace("0x0002c90300000902=full",
+                                                          "0xnot-a-guid=full")
         problems = fabric.partition_problems(fab.sweep(bad, "osm-bad.log"))
         if not any("PARSE ERROR" in p for p in problems):
             failures.append("a broken partitions.conf left no PARSE ERROR in OpenSM's log: %s"

@@ -20,7 +20,6 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fabric  # noqa: E402
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 failures = []
 
 
@@ -30,18 +29,6 @@ def check(cond, message):
     return cond
 
 
-def read(name):
-    with open(os.path.join(DATA, name)) as f:
-        return f.read()
-
-
-def expected_tables():
-    out = {}
-    for line in read("expected_pkeys.txt").splitlines():
-        if line and not line.startswith("#"):
-            host, *pkeys = line.split()
-            out[host] = sorted(pkeys)
-    return out
 
 
 def verify(fab, driver, layout, *args):
@@ -60,12 +47,12 @@ def matching(fab, driver, layout):
     report = json.loads(out)
     check(report["ok"] is True, "matching fabric: ok is not true")
     ports = by_host(report)
-    expected = expected_tables()
+    expected = fabric.expected_tables()
     check(sorted(ports) == sorted(expected), "matching fabric: ports of %s" % sorted(ports))
     for host, pkeys in expected.items():
         p = ports.get(host, {})
         check(p.get("status") == "pass", "%s: status %s" % (host, p.get("status")))
-        check(sorted(p.get("observed") or []) == pkeys,
+        check(sorted(int(x, 16) for x in p.get("observed") or []) == pkeys,
               "%s: observed %s, expected_pkeys.txt says %s" % (host, p.get("observed"), pkeys))
         check(p.get("guid") == fabric.port_guid(int(host[2:])),
               "%s: guid %s" % (host, p.get("guid")))
@@ -172,10 +159,10 @@ def main():
         return 2
     fabric.require_tools()
     driver = sys.argv[1]
-    layout = os.path.join(DATA, "layout.json")
+    layout = os.path.join(fabric.DATA, "layout.json")
     # A fresh fabric per partitions.conf: nothing programmed by the other run stays behind.
     with fabric.Fabric() as fab:
-        log = fab.start_sm(read("partitions.conf"))
+        log = fab.start_sm(fabric.read_data("partitions.conf"))
         check(not fabric.partition_problems(log), "OpenSM: %s" % fabric.partition_problems(log))
         matching(fab, driver, layout)
         local_port(fab, driver, layout)
@@ -188,7 +175,7 @@ def main():
               all(p["status"] == "unreachable" for p in report["ports"]),
               "no SM: exit %d, %s" % (rc, [(p["host"], p["status"]) for p in report["ports"]]))
     with fabric.Fabric() as fab:
-        log = fab.start_sm(read("partitions_broken.conf"))
+        log = fab.start_sm(fabric.read_data("partitions_broken.conf"))
         check(not fabric.partition_problems(log), "OpenSM: %s" % fabric.partition_problems(log))
         broken(fab, driver, layout)
     for f in failures:
