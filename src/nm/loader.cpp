@@ -25,6 +25,10 @@ namespace ibsetup {
 namespace {
 
 const char* const k_file = "ibsetup-nm.so";
+// The installed plugin directory as one string in the library's read-only data, where the
+// packaging tests (and a sysadmin's `strings`) find it; inlined into a std::string it can
+// become immediate stores.
+[[gnu::used]] const char k_plugin_dir[] = IBSETUP_PLUGINDIR;
 
 // IBSETUP_NM_PLUGIN (a path), then the installed plugin directory, then next to the running
 // executable (a build tree).
@@ -35,7 +39,7 @@ std::vector<std::string> candidates()
     out.emplace_back(env);
     return out;
   }
-  out.push_back(std::string(IBSETUP_PLUGINDIR) + "/" + k_file);
+  out.push_back(std::string(k_plugin_dir) + "/" + k_file);
   char exe[PATH_MAX];
   const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n > 0) {

@@ -56,7 +56,9 @@ public:
 private:
   void on_event(rdma_cm_id* id, rdma_cm_event_type type);
   void accept(rdma_cm_id* id);
-  void on_completions(Connection& c);
+  // closing: the peer has gone; only echoes already sent are counted, nothing is posted.
+  void on_completions(Connection& c, bool closing = false);
+  void echoed(const Connection& c, uint32_t bytes);
   void drop(rdma_cm_id* id, const std::string& why);
 
   const ResponderOptions& m_options;
@@ -162,9 +164,17 @@ void Responder::on_event(rdma_cm_id* id, rdma_cm_event_type type)
     return;
   case RDMA_CM_EVENT_ESTABLISHED:
     return;
-  case RDMA_CM_EVENT_DISCONNECTED:
+  case RDMA_CM_EVENT_DISCONNECTED: {
+    // A client that has its echo disconnects at once; the send's completion may not have
+    // been read yet (events are read before completions), and the echo must still count
+    // (--once, the log).
+    const auto it = m_connections.find(id);
+    if (it != m_connections.end()) {
+      on_completions(it->second, true);
+    }
     drop(id, "");
     return;
+  }
   default:
     if (id != m_listener) {
       drop(id, rdma_event_str(type));
@@ -173,9 +183,21 @@ void Responder::on_event(rdma_cm_id* id, rdma_cm_event_type type)
   }
 }
 
-void Responder::on_completions(Connection& c)
+void Responder::echoed(const Connection& c, uint32_t bytes)
+{
+  ++m_served;
+  m_log("echoed " + std::to_string(bytes) + " bytes to " + c.peer);
+}
+
+void Responder::on_completions(Connection& c, bool closing)
 {
   for (const auto& wc : c.endpoint->completions()) {
+    if (closing) {
+      if (wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_SEND) {
+        echoed(c, wc.byte_len);
+      }
+      continue;  // the receive posted for a next ping is flushed: not an error
+    }
     if (wc.status != IBV_WC_SUCCESS) {
       drop(c.id, std::string("work completion: ") + ibv_wc_status_str(wc.status));
       return;
@@ -188,8 +210,7 @@ void Responder::on_completions(Connection& c)
         c.endpoint->post_recv();
         c.endpoint->post_send(wc.byte_len);
       } else if (wc.opcode == IBV_WC_SEND) {
-        ++m_served;
-        m_log("echoed " + std::to_string(wc.byte_len) + " bytes to " + c.peer);
+        echoed(c, wc.byte_len);
       }
     } catch (const std::runtime_error& e) {
       drop(c.id, e.what());
