@@ -28,6 +28,11 @@ struct Result {
   std::string expected;
   std::string observed;
   std::string message;
+  // The number behind observed, when the check measured one, for metrics and scripts: a rate
+  // in Gb/s, a latency in microseconds, a state as its number. unit names it ("Gb/s", "us",
+  // "" for a plain count or code). In --json only when set.
+  std::optional<double> value;
+  std::string unit;
 };
 
 struct Report {
@@ -70,7 +75,8 @@ std::vector<Result> check_local(const profile::ResolvedNode& node, const invento
 // parallel; each probe fails when no reply arrives within deadline_ms.
 std::vector<Result> check_ip_peers(const profile::ResolvedNode& node, int deadline_ms);
 
-// {"host", "ok", "checks": [{"id", "subject", "status", "expected", "observed", "message"}]}
+// {"host", "ok", "checks": [{"id", "subject", "status", "expected", "observed", "message",
+// and "value" and "unit" when the check measured a number}]}
 std::string report_to_json(const Report& report);
 // An aligned table for people, failures first marked.
 std::string report_to_text(const Report& report);

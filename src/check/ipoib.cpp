@@ -123,8 +123,14 @@ void check_ipoib(const profile::ResolvedNode& node, const inventory::Host& host,
     if (subject != node.host && find_netdev(host, subject) == nullptr) {
       continue;  // ipoib.exists reports the missing interface
     }
-    out.push_back(
-        {"ipoib.plan", subject, Status::fail, "a plan apply can carry out", e.str(), e.str()});
+    out.push_back({"ipoib.plan",
+                   subject,
+                   Status::fail,
+                   "a plan apply can carry out",
+                   e.str(),
+                   e.str(),
+                   {},
+                   {}});
   }
   for (const auto& i : node.interfaces) {
     const std::string& s = i.name;

@@ -21,13 +21,14 @@ namespace detail {
 void add(std::vector<Result>& out, const char* id, const std::string& subject, bool ok,
          const std::string& expected, const std::string& observed, const std::string& message)
 {
-  out.push_back({id, subject, ok ? Status::pass : Status::fail, expected, observed, message});
+  out.push_back(
+      {id, subject, ok ? Status::pass : Status::fail, expected, observed, message, {}, {}});
 }
 
 void skip(std::vector<Result>& out, const char* id, const std::string& subject,
           const std::string& why)
 {
-  out.push_back({id, subject, Status::skip, "", "", subject + ": " + why});
+  out.push_back({id, subject, Status::skip, "", "", subject + ": " + why, {}, {}});
 }
 
 std::string number(double v)

@@ -92,6 +92,10 @@ std::string report_to_json(const Report& report)
     j.key("expected").value(r.expected);
     j.key("observed").value(r.observed);
     j.key("message").value(r.message);
+    if (r.value) {
+      j.key("value").value(*r.value);
+      j.key("unit").value(r.unit);
+    }
     j.end_object();
   }
   j.end_array();

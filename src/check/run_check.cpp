@@ -124,9 +124,15 @@ bool judge(const CheckOptions& options, const CheckHooks& hooks, const profile::
     if (live_host) {
       append(report.checks, check_ip_peers(node, deadline(1)));
     } else {
-      report.checks.push_back({"ip.peer", node.host, Status::skip, "", "",
+      report.checks.push_back({"ip.peer",
+                               node.host,
+                               Status::skip,
+                               "",
+                               "",
                                node.host + ": peers are probed only when checking this machine, " +
-                                   "not a captured tree or a saved inventory"});
+                                   "not a captured tree or a saved inventory",
+                               {},
+                               {}});
     }
   }
   // The RDMA checks open this host's devices: not for a captured tree or a saved inventory.
@@ -179,8 +185,14 @@ Report timeout_report(const std::string& host, double timeout_s, bool profile_lo
   std::ostringstream what;
   what << host << ": check did not finish within " << timeout_s << " s (--timeout)"
        << (profile_loaded ? "" : "; the profile was still being loaded");
-  r.checks.push_back({"timeout", host, Status::fail, "finished within the timeout",
-                      profile_loaded ? "still running" : "still loading the profile", what.str()});
+  r.checks.push_back({"timeout",
+                      host,
+                      Status::fail,
+                      "finished within the timeout",
+                      profile_loaded ? "still running" : "still loading the profile",
+                      what.str(),
+                      {},
+                      {}});
   return r;
 }
 

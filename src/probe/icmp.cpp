@@ -166,7 +166,9 @@ bool take_reply(Probe& p, Result& result, const std::string& expected)
             Status::pass,
             expected,
             "reply in " + rtt + " via " + p.ifname,
-            p.peer + ": " + p.address.str() + " via " + p.ifname + " replied in " + rtt};
+            p.peer + ": " + p.address.str() + " via " + p.ifname + " replied in " + rtt,
+            {},
+            {}};
   return true;
 }
 
@@ -180,9 +182,15 @@ std::vector<Result> check_ip_peers(const profile::ResolvedNode& node, int deadli
     if (peer.addresses.empty()) {
       // Asked for and not checked must not look like checked: most likely the profile gives
       // the two hosts no IPoIB network in common.
-      unprobed.push_back({"ip.peer", peer.host, Status::warn, "an interface in common", "none",
+      unprobed.push_back({"ip.peer",
+                          peer.host,
+                          Status::warn,
+                          "an interface in common",
+                          "none",
                           peer.host + ": no IPoIB interface with an address in common with " +
-                              node.host + "; nothing to probe"});
+                              node.host + "; nothing to probe",
+                          {},
+                          {}});
     }
     for (const auto& [ifname, prefix] : peer.addresses) {
       Probe p;
@@ -199,7 +207,7 @@ std::vector<Result> check_ip_peers(const profile::ResolvedNode& node, int deadli
   const std::string expected = "echo reply within " + std::to_string(deadline_ms) + " ms";
   for (size_t i = 0; i < probes.size(); ++i) {
     Probe& p = probes[i];
-    out[i] = {"ip.peer", p.peer, Status::fail, expected, "", ""};
+    out[i] = {"ip.peer", p.peer, Status::fail, expected, "", "", {}, {}};
     std::string error = open_socket(p);
     p.first_sent = Clock::now();
     if (error.empty()) {

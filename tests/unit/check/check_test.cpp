@@ -311,9 +311,10 @@ TEST(CheckLocal, PlanErrorNamesItsInterface)
 
 TEST(CheckSettings, DisabledBecomeSkipAndWarnOnlyBecomeWarnings)
 {
-  std::vector<check::Result> r = {{"port.rate", "a/1", check::Status::fail, "", "", "slow"},
-                                  {"port.sm", "a/1", check::Status::fail, "", "", "no sm"},
-                                  {"hca.firmware", "a", check::Status::fail, "", "", "old"}};
+  std::vector<check::Result> r = {
+      {"port.rate", "a/1", check::Status::fail, "", "", "slow", {}, {}},
+      {"port.sm", "a/1", check::Status::fail, "", "", "no sm", {}, {}},
+      {"hca.firmware", "a", check::Status::fail, "", "", "old", {}, {}}};
   check::apply_settings(r, {{"port.rate"}, {"hca"}});
   EXPECT_EQ(r[0].status, check::Status::skip);
   EXPECT_EQ(r[1].status, check::Status::fail);
@@ -329,8 +330,8 @@ TEST(CheckSettings, DisabledBecomeSkipAndWarnOnlyBecomeWarnings)
 TEST(CheckReportText, SummaryCountsAgreeInNumber)
 {
   check::Report one{"h",
-                    {{"port.rate", "a/1", check::Status::warn, "", "", "slow"},
-                     {"port.sm", "a/1", check::Status::pass, "", "", "sm"}}};
+                    {{"port.rate", "a/1", check::Status::warn, "", "", "slow", {}, {}},
+                     {"port.sm", "a/1", check::Status::pass, "", "", "sm", {}, {}}}};
   const std::string text = check::report_to_text(one);
   EXPECT_NE(text.find("h: ok (1 passed, 1 warning, 0 failed, 0 skipped)"), std::string::npos)
       << text;

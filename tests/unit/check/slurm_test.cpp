@@ -11,7 +11,7 @@ check::Report failing(const std::string& message)
 {
   check::Report r;
   r.host = "n1";
-  r.checks.push_back({"hca.firmware", "mlx5_0", check::Status::fail, "", "", message});
+  r.checks.push_back({"hca.firmware", "mlx5_0", check::Status::fail, "", "", message, {}, {}});
   return r;
 }
 
