@@ -1,0 +1,169 @@
+#!/bin/bash
+# The Ansible module (contrib/ansible) under a real ansible-playbook, against localhost with
+# connection local, run inside a throw-away network namespace where veth pairs named ib0/ib1
+# stand in for IPoIB interfaces (TESTING.md tiers 3 and 7). Offline: Ansible's state, temp and
+# home directories are under the test's temp directory. Needs root and ansible-playbook;
+# exits 77 otherwise.
+# Usage: ansible_module_test.sh IBSETUP SOURCE_DIR
+set -uo pipefail
+ibsetup=$1
+src=$2
+here="$src/tests/ansible"
+if [ "$(id -u)" != 0 ]; then
+  echo "ansible: skipped: needs root"
+  exit 77
+fi
+if ! command -v ansible-playbook >/dev/null 2>&1; then
+  echo "ansible: skipped: ansible-playbook not found (package ansible-core; scripts/deps.sh)"
+  exit 77
+fi
+ns="ibans$$"
+work=$(mktemp -d)
+cleanup() {
+  ip netns del "$ns" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+. "$src/tests/scripts/expect.sh"
+
+# Nothing read from or written to the user's Ansible setup: no ansible.cfg, no ~/.ansible.
+mkdir -p "$work/home"
+export HOME="$work/home" ANSIBLE_HOME="$work/home/.ansible" ANSIBLE_CONFIG="$work/ansible.cfg"
+export ANSIBLE_LOCAL_TEMP="$work/tmp" ANSIBLE_REMOTE_TEMP="$work/remote-tmp"
+export ANSIBLE_COLLECTIONS_PATH="$src/contrib/ansible" ANSIBLE_COLLECTIONS_SCAN_SYS_PATH=false
+export ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 ANSIBLE_RETRY_FILES_ENABLED=0
+export ANSIBLE_PYTHON_INTERPRETER=auto_silent ANSIBLE_GATHERING=explicit
+export ANSIBLE_LOCALHOST_WARNING=0 ANSIBLE_INVENTORY_UNPARSED_WARNING=0
+: >"$ANSIBLE_CONFIG"
+
+ip netns add "$ns"
+ip -n "$ns" link add ib0 type veth peer name ib9
+ip -n "$ns" link add ib1 type veth peer name ib8
+in_ns() { ip netns exec "$ns" "$@"; }
+snapshot() { echo "$(in_ns ip -j addr show)$(in_ns ip -j link show)"; }
+# play PLAYBOOK PROFILE [ansible-playbook options...]: prints the output; returns its exit code.
+play() {
+  local book=$1 profile=$2
+  shift 2
+  in_ns ansible-playbook -i localhost, "$here/$book" -e "profile=$work/$profile" \
+    -e "ibsetup=$ibsetup" -e "lock=$work/lock" "$@" 2>&1
+}
+recap() { grep -o 'changed=[0-9]* *unreachable=[0-9]* *failed=[0-9]*' <<<"$1" | tr -s ' '; }
+has() {  # has NAME TEXT NEEDLE
+  if grep -qF -- "$3" <<<"$2"; then expect "$1" yes yes; else
+    expect "$1" "$(tail -25 <<<"$2")" "output containing: $3"; fi
+}
+
+cat >"$work/cluster.yaml" <<'YAML'
+version: 1
+nodes:
+  - hosts: "n[1-2]"
+    interfaces:
+      - {name: ib0, mtu: 2044, ipv4: 10.77.0.0/24}
+      - {name: ib1, mtu: 4092, ipv4: 10.78.0.0/24}
+YAML
+# Refused by plan on this kernel: modes and pkey children need IPoIB, which veth is not.
+cat >"$work/ipoib-only.yaml" <<'YAML'
+version: 1
+nodes:
+  - hosts: n1
+    interfaces:
+      - {name: ib0, mode: datagram}
+      - {parent: ib0, pkey: 0x8001}
+YAML
+# Invalid: refused before anything is read from the host.
+printf 'version: 1\nnodes:\n  - hosts: n1\n    interfaces:\n      - {name: ib0, mtu: 99999}\n' \
+  >"$work/invalid.yaml"
+sed 's|ipv4: 10.78.0.0/24|ipv4: 10.78.0.0/24, ipv6: "fd00:78::/64"|' "$work/cluster.yaml" \
+  >"$work/v6.yaml"
+
+# 1. Check mode with --diff: shows the planned actions, reports changed, changes nothing.
+before=$(snapshot)
+out=$(play converge.yml cluster.yaml --check --diff); rc=$?
+expect "check mode: playbook exits 0" "$rc" 0
+expect "check mode: reports changed" "$(recap "$out")" "changed=1 unreachable=0 failed=0"
+has "check mode: diff shows the MTU change" "$out" "~ ib0 mtu 1500 -> 2044"
+has "check mode: diff shows the address" "$out" "+ 10.77.0.1/24 on ib0"
+has "check mode: plan warnings become task warnings" "$out" \
+  "[WARNING]: ibsetup: ib0: not an IPoIB interface"
+expect "check mode: nothing changed (ip -j addr, ip -j link)" "$(snapshot)" "$before"
+expect "check mode: no address on ib0" "$(in_ns ip -o -4 addr show ib0 | wc -l)" 0
+
+# 2. Apply converges: MTUs, addresses and link state are there afterwards.
+out=$(play converge.yml cluster.yaml --diff); rc=$?
+expect "apply: playbook exits 0" "$rc" 0
+expect "apply: reports changed" "$(recap "$out")" "changed=1 unreachable=0 failed=0"
+has "apply: diff lists what was done" "$out" "+ 10.78.0.1/24 on ib1"
+expect "apply: ib0 mtu" "$(in_ns ip -j link show ib0 | grep -o '"mtu":[0-9]*')" '"mtu":2044'
+expect "apply: ib1 mtu" "$(in_ns ip -j link show ib1 | grep -o '"mtu":[0-9]*')" '"mtu":4092'
+expect "apply: ib0 address" "$(in_ns ip -o -4 addr show ib0 | awk '{print $4}')" 10.77.0.1/24
+expect "apply: ib1 address" "$(in_ns ip -o -4 addr show ib1 | awk '{print $4}')" 10.78.0.1/24
+expect "apply: ib0 admin up" "$(in_ns ip -o link show ib0 | grep -c '[<,]UP[,>]')" 1
+
+# 3. A second run changes nothing and says so; so does check mode now.
+before=$(snapshot)
+out=$(play converge.yml cluster.yaml); rc=$?
+expect "second apply: playbook exits 0" "$rc" 0
+expect "second apply: changed=0" "$(recap "$out")" "changed=0 unreachable=0 failed=0"
+expect "second apply: host unchanged" "$(snapshot)" "$before"
+out=$(play converge.yml cluster.yaml --check --diff); rc=$?
+expect "check mode after apply: changed=0" "$(recap "$out")" "changed=0 unreachable=0 failed=0"
+out=$(play converge.yml cluster.yaml -e firmware=off -v); rc=$?
+has "firmware: off passes --no-firmware" "$out" '"--no-firmware"'
+
+# 4. Refusals fail the task with ibsetup's message and exit code, and change nothing.
+before=$(snapshot)
+out=$(play converge.yml ipoib-only.yaml); rc=$?
+expect "plan refusal: playbook fails (exit 2)" "$rc" 2
+expect "plan refusal: the task failed" "$(recap "$out")" "changed=0 unreachable=0 failed=1"
+has "plan refusal: ibsetup's message" "$out" \
+  "ib0: mode datagram asked, but setting a mode needs an IPoIB interface"
+has "plan refusal: the pkey child's message" "$out" \
+  "ib0.8001: cannot create pkey child: parent ib0 is not an IPoIB interface"
+expect "plan refusal: nothing changed" "$(snapshot)" "$before"
+out=$(play registered.yml ipoib-only.yaml -e want_rc=3 \
+  -e "want_msg='the plan has errors; nothing was changed'"); rc=$?
+expect "plan refusal: rc 3 and message in the registered result" "$(recap "$out")" \
+  "changed=0 unreachable=0 failed=0"
+out=$(play converge.yml invalid.yaml --check); rc=$?
+expect "invalid profile in check mode: playbook fails" "$rc" 2
+has "invalid profile: ibsetup's FILE:LINE:COLUMN message" "$out" \
+  "invalid.yaml:5:26: nodes[0].interfaces[0].mtu:"
+out=$(play registered.yml invalid.yaml -e want_rc=3 -e "want_msg='is not a whole number from 68 to 65520'")
+expect "invalid profile: rc 3 in the registered result" "$(recap "$out")" \
+  "changed=0 unreachable=0 failed=0"
+
+# 5. A rollback (the kernel refuses the IPv6 address) fails the task with exit 7 and leaves
+#    the host as it was.
+in_ns sysctl -q -w net.ipv6.conf.ib1.disable_ipv6=1
+in_ns ip addr flush dev ib1
+before=$(snapshot)
+out=$(play registered.yml v6.yaml -e want_rc=7 -e "want_msg='ib1: add fd00:78::1/64: the kernel refused'")
+expect "rollback: rc 7 and the refused step in the registered result" "$(recap "$out")" \
+  "changed=0 unreachable=0 failed=0"
+has "rollback: the rollback is in the returned report" "$out" "remove 10.78.0.1/24 from ib1: ok"
+expect "rollback: host as before" "$(snapshot)" "$before"
+in_ns sysctl -q -w net.ipv6.conf.ib1.disable_ipv6=0
+play converge.yml cluster.yaml >/dev/null
+
+# 6. state: checked fails the task when the node fails (the veth peers are down, so ib0 and
+#    ib1 have no carrier), and passes once they are up.
+out=$(play converge.yml cluster.yaml -e state=checked); rc=$?
+expect "checked, no carrier: playbook fails" "$rc" 2
+has "checked, no carrier: the failed check's message" "$out" \
+  "ib0: not up with carrier (up, operstate lowerlayerdown, carrier off)"
+out=$(play registered.yml cluster.yaml -e state=checked -e want_rc=5 \
+  -e "want_msg='ibsetup check failed on n1'")
+expect "checked, no carrier: rc 5 in the registered result" "$(recap "$out")" \
+  "changed=0 unreachable=0 failed=0"
+in_ns ip link set ib9 up
+in_ns ip link set ib8 up
+out=$(play converge.yml cluster.yaml -e state=checked); rc=$?
+expect "checked, carrier up: passes, changed=0" "$rc/$(recap "$out")" \
+  "0/changed=0 unreachable=0 failed=0"
+
+expect "Ansible's home is the test's temp directory" \
+  "$(find "$work/home" -maxdepth 1 -name .ansible | wc -l)" 1
+
+echo "ansible: $pass passed, $fail failed"
+[ "$fail" = 0 ]
