@@ -19,7 +19,7 @@ debian_packages=(
   clang-format clang-tidy abigail-tools
   clang libclang-rt-dev # libFuzzer, ASan and UBSan for the fuzz harnesses (scripts/fuzz)
   opensm ibsim-utils libumad2sim0 # a real OpenSM over a simulated fabric (tests/fabric)
-  ansible-core # the Ansible module's playbook tests (tests/ansible)
+  ansible-core python3-voluptuous # the Ansible module's playbook tests and validate-modules (tests/ansible)
 )
 rocky_packages=(
   gcc-c++ cmake ninja-build pkgconf-pkg-config

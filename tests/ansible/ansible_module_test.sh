@@ -54,6 +54,43 @@ has() {  # has NAME TEXT NEEDLE
     expect "$1" "$(tail -25 <<<"$2")" "output containing: $3"; fi
 }
 
+# 0. The module's documentation: ansible-doc renders it; ansible-test's validate-modules
+#    (run directly: ansible-test sanity wants to pip-install it) checks it against the argument
+#    spec when its one dependency, python3-voluptuous, is there; the collection builds and
+#    installs with ansible-galaxy, as a site would install it.
+collection="$src/contrib/ansible/ansible_collections/ibsetup/ibsetup"
+out=$(ansible-doc ibsetup.ibsetup.ibsetup 2>&1); rc=$?
+expect "ansible-doc renders the module's documentation" "$rc" 0
+has "ansible-doc shows the options" "$out" "choices: [applied, checked]"
+out=$(ansible-doc -j ibsetup.ibsetup.ibsetup 2>&1 | python3 -c 'import json, sys
+d = json.load(sys.stdin)["ibsetup.ibsetup.ibsetup"]
+print(sorted(k for k in ("doc", "examples", "return") if d.get(k)))')
+expect "ansible-doc -j: DOCUMENTATION, EXAMPLES and RETURN" "$out" "['doc', 'examples', 'return']"
+ansible_python=$(head -1 "$(command -v ansible-playbook)" | sed 's/^#! *//; s/ .*//')
+validate="$(dirname "$("$ansible_python" -c 'import ansible_test; print(ansible_test.__file__)' 2>/dev/null)")/_util/controller/sanity/validate-modules"
+if "$ansible_python" -c 'import voluptuous' 2>/dev/null && [ -f "$validate/validate.py" ]; then
+  # Codes the collection's tests/sanity/ignore-2.14.txt waives, as ansible-test would.
+  waived=$(awk '{split($2, a, ":"); print a[2]}' "$collection/tests/sanity/ignore-2.14.txt")
+  out=$(cd "$collection" && PYTHONPATH="$validate:$src/contrib/ansible" "$ansible_python" \
+    "$validate/validate.py" --format json --arg-spec --collection ansible_collections/ibsetup/ibsetup \
+    --collection-version 0.1.0 plugins/modules/ibsetup.py 2>&1 | WAIVED="$waived" python3 -c '
+import json, os, sys
+waived = os.environ["WAIVED"].split()
+for path, r in json.load(sys.stdin).items():
+    for e in r["errors"] + r["warnings"]:
+        if e["code"] not in waived:
+            print(path, e["code"], e["msg"])' 2>&1)
+  expect "validate-modules: no findings besides the waived ones" "$out" ""
+else
+  echo "skip validate-modules: python3-voluptuous or ansible_test missing"
+fi
+(cd "$work" && ansible-galaxy collection build "$collection" --output-path "$work/dist" >/dev/null &&
+  ansible-galaxy collection install "$work"/dist/ibsetup-ibsetup-*.tar.gz -p "$work/installed" \
+    >/dev/null 2>&1)  # it warns that the path is not on ANSIBLE_COLLECTIONS_PATH: on purpose
+expect "ansible-galaxy builds and installs the collection" \
+  "$(ANSIBLE_COLLECTIONS_PATH="$work/installed" ansible-doc -l ibsetup.ibsetup 2>&1 | awk '{print $1}')" \
+  ibsetup.ibsetup.ibsetup
+
 cat >"$work/cluster.yaml" <<'YAML'
 version: 1
 nodes:

@@ -23,7 +23,7 @@ description:
     never a shell command line.
 version_added: "0.1.0"
 author:
-  - ibsetup maintainers
+  - ibsetup maintainers (!UNKNOWN)
 requirements:
   - ibsetup on the managed node (the C(ibsetup) package, or I(executable))
 options:
@@ -99,8 +99,11 @@ notes:
   - Needs root on the managed node (C(become)) for I(state=applied) without check mode.
 attributes:
   check_mode:
+    description: Runs C(ibsetup plan) instead of C(ibsetup apply); I(state=checked) changes
+      nothing in any mode.
     support: full
   diff_mode:
+    description: Returns the planned (check mode) or applied actions as a prepared diff.
     support: full
 '''
 
