@@ -4,10 +4,11 @@
 # stand in for IPoIB interfaces (TESTING.md tiers 3 and 7). Offline: Ansible's state, temp and
 # home directories are under the test's temp directory. Needs root and ansible-playbook;
 # exits 77 otherwise.
-# Usage: ansible_module_test.sh IBSETUP SOURCE_DIR
+# Usage: ansible_module_test.sh IBSETUP SOURCE_DIR BUILD_DIR
 set -uo pipefail
 ibsetup=$1
 src=$2
+build=$3
 here="$src/tests/ansible"
 if [ "$(id -u)" != 0 ]; then
   echo "ansible: skipped: needs root"
@@ -90,6 +91,15 @@ fi
 expect "ansible-galaxy builds and installs the collection" \
   "$(ANSIBLE_COLLECTIONS_PATH="$work/installed" ansible-doc -l ibsetup.ibsetup 2>&1 | awk '{print $1}')" \
   ibsetup.ibsetup.ibsetup
+# Where cmake --install (and so the rpm and deb) puts it: PREFIX/share/ibsetup/ansible.
+DESTDIR="$work/root" cmake --install "$build" >/dev/null 2>&1
+prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$build/CMakeCache.txt")
+shipped="$work/root$prefix/share/ibsetup/ansible"
+expect "cmake --install ships the collection under share/ibsetup/ansible" \
+  "$(ANSIBLE_COLLECTIONS_PATH="$shipped" ansible-doc -l ibsetup.ibsetup 2>&1 | awk '{print $1}')" \
+  ibsetup.ibsetup.ibsetup
+expect "the shipped collection has no sanity waivers or bytecode" \
+  "$(find "$shipped" -name tests -o -name __pycache__ | wc -l)" 0
 
 cat >"$work/cluster.yaml" <<'YAML'
 version: 1
