@@ -25,6 +25,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# shellcheck source=../scripts/expect.sh
 . "$src/tests/scripts/expect.sh"
 
 # Nothing read from or written to the user's Ansible setup: no ansible.cfg, no ~/.ansible.
