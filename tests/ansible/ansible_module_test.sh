@@ -25,7 +25,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-# shellcheck source=../scripts/expect.sh
+# shellcheck source=SCRIPTDIR/../scripts/expect.sh
 . "$src/tests/scripts/expect.sh"
 
 # Nothing read from or written to the user's Ansible setup: no ansible.cfg, no ~/.ansible.
@@ -209,6 +209,39 @@ in_ns ip link set ib8 up
 out=$(play converge.yml cluster.yaml -e state=checked); rc=$?
 expect "checked, carrier up: passes, changed=0" "$rc/$(recap "$out")" \
   "0/changed=0 unreachable=0 failed=0"
+
+# 7. A firmware link type set for the next boot (exit 9) is a change, not a failure. No HCA here
+#    for apply to find: the real ibsetup makes the firmware report (its fake-mstconfig tier,
+#    over a sysfs fixture), and a stand-in executable replays it with exit 9 as apply would.
+mkdir -p "$work/fw/state"
+printf 'LINK_TYPE_P1=IB\nLINK_TYPE_P2=ETH\n' >"$work/fw/state/0000:5e:00.0"
+printf '#!/bin/sh\nexport FAKE_MSTCONFIG_STATE=%s FAKE_MSTCONFIG_LOG=%s\nexec python3 %s "$@"\n' \
+  "$work/fw/state" "$work/fw/log" "$src/tests/firmware/fake_mstconfig" >"$work/fw/mstconfig"
+chmod +x "$work/fw/mstconfig"
+cat >"$work/vpi.yaml" <<'YAML'
+version: 1
+nodes:
+  - hosts: v1
+    hcas:
+      - device: mlx5_0
+        ports:
+          - {port: 1, link_type: ib}
+          - {port: 2, link_type: ib}
+    interfaces:
+      - {name: ib0, device: mlx5_0, port: 1}
+YAML
+"$ibsetup" firmware "$work/vpi.yaml" --node v1 --sysfs-root "$src/tests/fixtures/sysfs/vpi-eth-port" \
+  --mstconfig "$work/fw/mstconfig" --apply --json --lock-file "$work/lock" \
+  --reboot-marker "$work/fw/marker" >"$work/fw/report.json" 2>/dev/null
+expect "firmware --apply on the fixture owes a reboot (exit 9)" "$?" 9
+printf '#!/bin/sh\necho "$@" >%s\ncat %s\nexit 9\n' "$work/fw/argv" "$work/fw/report.json" \
+  >"$work/fw/ibsetup"
+chmod +x "$work/fw/ibsetup"
+out=$(in_ns ansible-playbook -i localhost, "$here/reboot.yml" -e "profile=$work/vpi.yaml" \
+  -e "ibsetup=$work/fw/ibsetup" 2>&1); rc=$?
+expect "reboot required: task ok, changed, reboot_required, firmware report returned" \
+  "$rc/$(recap "$out")" "0/changed=1 unreachable=0 failed=0"
+expect "reboot required: the module ran apply" "$(cut -d' ' -f1,3 "$work/fw/argv")" "apply --json"
 
 expect "Ansible's home is the test's temp directory" \
   "$(find "$work/home" -maxdepth 1 -name .ansible | wc -l)" 1
