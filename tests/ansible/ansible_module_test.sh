@@ -21,6 +21,7 @@ fi
 ns="ibans$$"
 work=$(mktemp -d)
 cleanup() {
+  touch "$work/release"  # lets the lock holder of 3b go, should the test stop before
   ip netns del "$ns" 2>/dev/null
   rm -rf "$work"
 }
@@ -158,6 +159,31 @@ out=$(play converge.yml cluster.yaml --check --diff); rc=$?
 expect "check mode after apply: changed=0" "$(recap "$out")" "changed=0 unreachable=0 failed=0"
 out=$(play converge.yml cluster.yaml -e firmware=off -v); rc=$?
 has "firmware: off passes --no-firmware" "$out" '"--no-firmware"'
+
+# 3b. Another apply holds the lock (flock(1) stands in for it, until told to let go): with the
+#     default wait 0 the task fails at once with exit 8 naming the lock; with wait: true the
+#     module runs apply --wait 300, which is let go only once that apply is seen waiting.
+flock "$work/lock" sh -c "while [ ! -e '$work/release' ]; do sleep 0.1; done" &
+holder=$!
+for _ in $(seq 50); do flock -n "$work/lock" true 2>/dev/null || break; sleep 0.1; done
+out=$(play converge.yml cluster.yaml); rc=$?
+expect "lock held: the task fails" "$rc/$(recap "$out")" "2/changed=0 unreachable=0 failed=1"
+has "lock held: ibsetup's message" "$out" "holds $work/lock; waited 0 s"
+has "lock held: rc 8" "$out" '"rc": 8'
+play converge.yml cluster.yaml -e wait=true -v >"$work/wait.out" &
+waiter=$!
+seen=no
+for _ in $(seq 300); do
+  if pgrep -f -- "apply $work/cluster.yaml --json .*--wait 300" >/dev/null; then seen=yes; break; fi
+  sleep 0.1
+done
+expect "wait: true runs apply with --wait 300 while the lock is held" "$seen" yes
+touch "$work/release"
+wait "$waiter"; rc=$?
+out=$(cat "$work/wait.out")
+expect "wait: true: ok once the holder lets go" "$rc/$(recap "$out")" \
+  "0/changed=0 unreachable=0 failed=0"
+wait "$holder"
 
 # 4. Refusals fail the task with ibsetup's message and exit code, and change nothing.
 before=$(snapshot)
