@@ -19,6 +19,7 @@ debian_packages=(
   clang-format clang-tidy abigail-tools
   clang libclang-rt-dev # libFuzzer, ASan and UBSan for the fuzz harnesses (scripts/fuzz)
   opensm ibsim-utils libumad2sim0 # a real OpenSM over a simulated fabric (tests/fabric)
+  ansible-core python3-voluptuous # the Ansible module's playbook tests and validate-modules (tests/ansible)
 )
 rocky_packages=(
   gcc-c++ cmake ninja-build pkgconf-pkg-config
@@ -28,6 +29,7 @@ rocky_packages=(
   opensm # tests/fabric also needs ibsim, which Rocky does not ship: those tests skip there
   clang-tools-extra
   clang compiler-rt # libFuzzer (scripts/fuzz)
+  ansible-core # the Ansible module's playbook tests (tests/ansible; AppStream)
 )
 
 missing_debian() {
