@@ -233,6 +233,42 @@ expect "README has the alert rules" "$(grep -c 'alert:' "$work/rules.yml")" 2
 out=$(promtool check rules "$work/rules.yml" 2>&1)
 expect "promtool check rules accepts README's rules" "$?" 0
 echo "$out" | grep -q 'SUCCESS: 2 rules found' || echo "$out"
+# Each alert fires on its own series and not on the healthy ones.
+cat >"$work/rules_test.yml" <<'YAML'
+rule_files: [rules.yml]
+evaluation_interval: 1m
+tests:
+  - interval: 1m
+    input_series:
+      - series: 'ibsetup_check_ok{instance="cn001:9100",job="node"}'
+        values: '1 1 0x30'
+      - series: 'ibsetup_check_ok{instance="cn002:9100",job="node"}'
+        values: '1x32'
+      - series: 'ibsetup_rdma_bandwidth_bytes_per_second{instance="cn001:9100",job="node",subject="mlx5_0/1 -> cn002"}'
+        values: '24500000000x5 12500000000x30'
+      - series: 'ibsetup_rdma_bandwidth_bytes_per_second{instance="cn002:9100",job="node",subject="mlx5_0/1 -> cn001"}'
+        values: '24500000000x35'
+    alert_rule_test:
+      - eval_time: 5m
+        alertname: InfinibandCheckFailed
+        exp_alerts: []
+      - eval_time: 20m
+        alertname: InfinibandCheckFailed
+        exp_alerts:
+          - exp_labels: {severity: warning, instance: "cn001:9100", job: node}
+            exp_annotations:
+              summary: "cn001:9100 failed its InfiniBand check"
+              description: "See ibsetup_check_failed{instance=\"cn001:9100\"} == 1 for the checks."
+      - eval_time: 30m
+        alertname: RdmaBandwidthLow
+        exp_alerts:
+          - exp_labels: {severity: warning, instance: "cn001:9100", job: node, subject: "mlx5_0/1 -> cn002"}
+            exp_annotations:
+              summary: "cn001:9100: RDMA bandwidth mlx5_0/1 -> cn002 below 180 Gb/s"
+YAML
+out=$(cd "$work" && promtool test rules rules_test.yml 2>&1)
+expect "promtool test rules: each alert fires on its series" "$?" 0
+echo "$out" | grep -q SUCCESS || echo "$out"
 
 echo "metrics: $pass passed, $fail failed"
 [ "$fail" = 0 ]
