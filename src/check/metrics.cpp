@@ -6,6 +6,7 @@
 #include "check/metrics_writer.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 namespace ibsetup::check {
@@ -100,15 +101,19 @@ void add_result(Exposition& m, const Result& r)
   const Labels l{{"id", r.id}, {"subject", r.subject}};
   m.set("ibsetup_check_failed", l, r.status == Status::fail ? 1 : 0);
   m.set("ibsetup_check_warning", l, r.status == Status::warn ? 1 : 0);
-  if (!r.value) {
-    return;
+  if (r.value) {
+    m.set("ibsetup_check_value", {{"id", r.id}, {"subject", r.subject}, {"unit", r.unit}},
+          *r.value);
   }
-  m.set("ibsetup_check_value", {{"id", r.id}, {"subject", r.subject}, {"unit", r.unit}}, *r.value);
-  if (r.id == "rdma.bandwidth" && r.unit == "Gb/s") {
+  // A measurement that did not happen (no peer answered, the check skipped) keeps its series as
+  // NaN: a 0 would read as the worst bandwidth or the best latency, and fire or hide alerts.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (r.id == "rdma.bandwidth") {
     m.set("ibsetup_rdma_bandwidth_bytes_per_second", {{"subject", r.subject}},
-          *r.value * k_bytes_per_gbit);
-  } else if (r.id == "rdma.latency" && r.unit == "us") {
-    m.set("ibsetup_rdma_latency_seconds", {{"subject", r.subject}}, *r.value / 1e6);
+          r.value && r.unit == "Gb/s" ? *r.value * k_bytes_per_gbit : nan);
+  } else if (r.id == "rdma.latency") {
+    m.set("ibsetup_rdma_latency_seconds", {{"subject", r.subject}},
+          r.value && r.unit == "us" ? *r.value / 1e6 : nan);
   }
 }
 

@@ -19,9 +19,11 @@ void Exposition::set(const std::string& name, const Labels& labels, double value
   if (family == m_families.end()) {
     throw std::logic_error("metrics: family " + name + " not declared");
   }
+  // NaN (not measured) never replaces a number.
   const auto inserted = family->second.samples.emplace(labels, value);
-  if (!inserted.second && !(value <= inserted.first->second)) {
-    inserted.first->second = value;
+  double& kept = inserted.first->second;
+  if (!inserted.second && (std::isnan(kept) || value > kept)) {
+    kept = value;
   }
 }
 

@@ -16,8 +16,8 @@ public:
   // Declares a gauge family; every family gets its HELP and TYPE lines even without samples.
   void gauge(const std::string& name, const std::string& help);
   // Sets one sample of a declared family. A second sample with the same labels keeps the
-  // larger value: two results of one check and subject are one series (a duplicate series
-  // would make node_exporter refuse the whole file).
+  // larger value (a number over NaN): two results of one check and subject are one series (a
+  // duplicate series would make node_exporter refuse the whole file).
   void set(const std::string& name, const Labels& labels, double value);
   std::string str() const;
 

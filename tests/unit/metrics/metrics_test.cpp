@@ -230,6 +230,28 @@ TEST(CheckMetrics, AgreesWithJsonResultByResult)
             "3.1");
 }
 
+TEST(CheckMetrics, AMeasurementThatDidNotHappenIsNaNNotZero)
+{
+  check::CheckOutcome out;
+  out.report.checks.push_back(
+      {"rdma.bandwidth", "mlx5_0/1 -> cn002", check::Status::fail, "", "no answer", "", {}, {}});
+  out.report.checks.push_back(
+      {"rdma.latency", "mlx5_0/1 -> cn002", check::Status::skip, "", "", "", {}, {}});
+  out.report.checks.push_back(
+      {"rdma.bandwidth", "mlx5_0/1 -> cn003", check::Status::pass, "", "", "", 190.0, "Gb/s"});
+  out.report.checks.push_back(
+      {"rdma.bandwidth", "mlx5_0/1 -> cn003", check::Status::fail, "", "", "", {}, {}});
+  const auto p = parse(check::outcome_to_metrics(out));
+  EXPECT_EQ(p.samples.at("ibsetup_rdma_bandwidth_bytes_per_second{subject=\"mlx5_0/1 -> cn002\"}"),
+            "NaN");
+  EXPECT_EQ(p.samples.at("ibsetup_rdma_latency_seconds{subject=\"mlx5_0/1 -> cn002\"}"), "NaN");
+  EXPECT_EQ(p.samples.at("ibsetup_rdma_bandwidth_bytes_per_second{subject=\"mlx5_0/1 -> cn003\"}"),
+            "23750000000");
+  EXPECT_EQ(p.samples.count("ibsetup_check_value{id=\"rdma.bandwidth\",subject=\"mlx5_0/1 -> "
+                            "cn002\",unit=\"\"}"),
+            0u);
+}
+
 TEST(CheckMetrics, PortThatGoesDownKeepsItsSeries)
 {
   const auto up = parse(check::outcome_to_metrics(outcome_of(k_fixtures / "hdr-2hca")));
