@@ -194,6 +194,23 @@ expect "timeout: no temporary file of its own" "$(ls -A "$dir" | tr '\n' ' ')" \
   ".ibsetup.prom.1.tmp ibsetup.prom "
 rm -f "$dir/.ibsetup.prom.1.tmp"
 
+# The timer's service runs its ExecStart as written (the host swapped for a fixture): exit 5 for
+# a failed node, which the unit counts as success, and the file written.
+unit=$src/packaging/systemd/ibsetup-metrics.service.in
+cmd=$(sed -n 's/^ExecStart=//p' "$unit" | sed "s#@CMAKE_INSTALL_FULL_SBINDIR@/ibsetup#$ibsetup#;
+  s#@CMAKE_INSTALL_FULL_SYSCONFDIR@/ibsetup/cluster.yaml#$profile#;
+  s#\${IBSETUP_TEXTFILE_DIR}#$work/unitdir#")
+mkdir "$work/unitdir"
+read -r -a argv <<<"$cmd"
+"${argv[@]}" --node hdr01 --sysfs-root "$fixtures/port-down-polling" >"$work/unit.out" 2>&1
+rc=$?
+expect "the unit's command: exit 5 on a failed node" "$rc" 5
+expect "the unit: SuccessExitStatus=5" "$(grep -c '^SuccessExitStatus=5$' "$unit")" 1
+expect "the unit's command: NHC lines on stdout" "$(head -c 40 "$work/unit.out")" \
+  "ERROR:  ibsetup:  Health check failed:  "
+expect "the unit's command: the textfile" "$(grep '^ibsetup_check_ok ' "$work/unitdir/ibsetup.prom")" \
+  "ibsetup_check_ok 0"
+
 # --- A real node_exporter serves the file ------------------------------------------------------
 exporter=$(command -v prometheus-node-exporter || command -v node_exporter)
 if [ -z "$exporter" ]; then
