@@ -170,11 +170,6 @@ int CheckCommands::check()
   if (m_format != "text" && m_format != "json" && m_format != "nhc" && m_format != "openmetrics") {
     throw Error(ErrorKind::usage, "--format must be text, json, nhc or openmetrics");
   }
-  struct stat dir {};
-  if (!m_textfile_dir.empty() &&
-      (stat(m_textfile_dir.c_str(), &dir) != 0 || !S_ISDIR(dir.st_mode))) {
-    throw EnvironmentError("--textfile-dir " + m_textfile_dir + ": not a directory");
-  }
   for (const auto* list : {&m_disable, &m_warn}) {
     for (const auto& id : *list) {
       if (!check::is_check_id_or_group(id)) {
@@ -188,6 +183,14 @@ int CheckCommands::check()
   // The same range as the profile's checks.peer_timeout_ms.
   if (m_peer_timeout_ms < 0 || m_peer_timeout_ms > 600000) {
     throw Error(ErrorKind::usage, "--peer-timeout-ms must be 1 to 600000 (0: the profile's)");
+  }
+  // Refused before the check runs: a timer's misconfiguration is not a node's failure.
+  struct stat dir {};
+  if (!m_textfile_dir.empty() && stat(m_textfile_dir.c_str(), &dir) != 0) {
+    throw EnvironmentError("--textfile-dir " + m_textfile_dir + ": " + std::strerror(errno));
+  }
+  if (!m_textfile_dir.empty() && !S_ISDIR(dir.st_mode)) {
+    throw EnvironmentError("--textfile-dir " + m_textfile_dir + ": not a directory");
   }
   check::CheckOptions o;
   o.profile_file = m_file;

@@ -161,7 +161,12 @@ expect "... leaves the file and no temporary file" \
   ".ibsetup.prom.1.tmp ibsetup.prom same"
 "$ibsetup" check "$profile" --node hdr01 --textfile-dir "$work/nodir" >/dev/null 2>"$work/err"
 expect "a missing --textfile-dir: exit 4" "$?:$(cat "$work/err")" \
-  "4:ibsetup: error: --textfile-dir $work/nodir: not a directory"
+  "4:ibsetup: error: --textfile-dir $work/nodir: No such file or directory"
+"$ibsetup" check "$profile" --node hdr01 --textfile-dir "$profile" >/dev/null 2>"$work/err"
+expect "a --textfile-dir that is a file: exit 4" "$?:$(cat "$work/err")" \
+  "4:ibsetup: error: --textfile-dir $profile: not a directory"
+"$ibsetup" check "$profile" --node hdr01 --format prom --textfile-dir "$work/nodir" >/dev/null 2>&1
+expect "a bad --format comes first: usage error" "$?" 2
 # The write itself fails (the target is a directory): exit 4 after the verdict, no temp file.
 mkdir -p "$work/blocked/ibsetup.prom/x"
 "$ibsetup" check "$profile" --node hdr01 --sysfs-root "$fixtures/hdr-2hca" -q \
@@ -238,6 +243,15 @@ else
   done
   expect "node_exporter: the port's failure" \
     "$(grep -c '^ibsetup_check_failed{id="port.state",subject="mlx5_0/1"} 1' "$work/scraped.prom")" 1
+  # The collector reads the directory at each scrape: now the hostile sysfs strings.
+  "$ibsetup" check "$profile" --node hdr01 --sysfs-root "$work/odd" -q --counters \
+    --textfile-dir "$dir" >/dev/null 2>&1
+  curl -sf "http://127.0.0.1:$port/metrics" >"$work/scraped2.prom"
+  expect "node_exporter, odd strings: node_textfile_scrape_error 0" \
+    "$(grep '^node_textfile_scrape_error' "$work/scraped2.prom")" "node_textfile_scrape_error 0"
+  expect "node_exporter, odd strings: the HCA's info, no forged sample" \
+    "$(grep -c '^ibsetup_hca_info{device="mlx5_0"' "$work/scraped2.prom"):$(grep -c '^evil' "$work/scraped2.prom")" \
+    "1:0"
   kill "$exporter_pid"
   wait "$exporter_pid" 2>/dev/null
   exporter_pid=""
