@@ -20,6 +20,7 @@ debian_packages=(
   clang libclang-rt-dev # libFuzzer, ASan and UBSan for the fuzz harnesses (scripts/fuzz)
   opensm ibsim-utils libumad2sim0 # a real OpenSM over a simulated fabric (tests/fabric)
   ansible-core python3-voluptuous # the Ansible module's playbook tests and validate-modules (tests/ansible)
+  prometheus prometheus-node-exporter # promtool and a real textfile collector (tests/metrics)
 )
 rocky_packages=(
   gcc-c++ cmake ninja-build pkgconf-pkg-config

@@ -160,6 +160,7 @@ private:
   std::string m_slurm_node;
   std::string m_scontrol = "scontrol";
   uint16_t m_rdma_port = 18515;
+  std::string m_textfile_dir;  // --textfile-dir: metrics for node_exporter
 };
 
 // report: many hosts' check --json lines summed up for the cluster
@@ -174,6 +175,7 @@ private:
   std::string m_expect;
   std::string m_profile;
   bool m_json = false;
+  std::string m_format = "text";  // text, json or openmetrics
 };
 
 }  // namespace ibsetup::cli

@@ -80,6 +80,8 @@ has ibsetup /usr/share/ibsetup/profiles/example.yaml
 has ibsetup /usr/share/ibsetup/templates/ifcfg-ib
 has ibsetup /usr/share/bash-completion/completions/ibsetup
 has ibsetup /lib/systemd/system/ibsetup.service
+has ibsetup /lib/systemd/system/ibsetup-metrics.service
+has ibsetup /lib/systemd/system/ibsetup-metrics.timer
 lacks ibsetup 'ibsetup-nm\.so|/usr/include|libibsetup\.so'
 has ibsetup-nm "/usr/lib/$multiarch/ibsetup/ibsetup-nm.so"
 has libibsetup1 "/usr/lib/$multiarch/libibsetup.so.1"

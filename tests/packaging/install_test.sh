@@ -41,6 +41,8 @@ found() { [ -n "$(find "$tmp/root" -name "$1")" ]; }
 needs() { grep -q "$2" <<<"$(objdump -p "$1" | awk '$1 == "NEEDED" {print $2}')"; }
 soname() { objdump -p "$1" | awk '$1 == "SONAME" {print $2}'; }
 check "installed ibsetup.service" found ibsetup.service
+check "installed ibsetup-metrics.service" found ibsetup-metrics.service
+check "installed ibsetup-metrics.timer" found ibsetup-metrics.timer
 check "installed cluster.yaml.example" found cluster.yaml.example
 check "soname libibsetup.so.1" test "$(soname "$lib/libibsetup.so.1")" = libibsetup.so.1
 check "ibsetup links libibsetup.so.1" needs "$p/sbin/ibsetup" '^libibsetup\.so\.1$'
