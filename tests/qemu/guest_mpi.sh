@@ -7,7 +7,7 @@
 # ===RC NAME=N===).
 
 # The unprivileged user the job would run as.
-echo "mpiuser:x:1000:1000:mpi job:/tmp:/bin/sh" >>/etc/passwd
+echo "mpiuser:x:1000:1000:mpi job:/tmp:/bb/sh" >>/etc/passwd
 echo "mpiuser:x:1000:" >>/etc/group
 
 cat >/tmp/mpi.yaml <<'YAML'
@@ -63,7 +63,7 @@ as_root() {
 as_user() {
   (
     ulimit -l "$1" || exit 99
-    exec su -s /bin/sh mpiuser -c "echo memlock \$(ulimit -l) >&2; exec /bin/ibsetup check $2 --node guest --json $only_mpi"
+    exec su -s /bb/sh mpiuser -c "echo memlock \$(ulimit -l) >&2; exec /bin/ibsetup check $2 --node guest --json $only_mpi"
   )
 }
 
