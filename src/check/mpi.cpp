@@ -175,6 +175,9 @@ Result reg_mr_result(const std::string& hca, uint64_t mib, const Registered& out
     }
   } else if (outcome.step == "ibv_open_device" && outcome.error == ENODEV) {
     cause = "libibverbs does not list this device (no provider library, or no such HCA)";
+  } else if (outcome.step == "ibv_open_device") {
+    // libibverbs reports a device file it may not open as ENOENT or EACCES, by version.
+    cause = "this user cannot open the device (see mpi.devices)";
   } else {
     cause = "before any memory was registered";
   }

@@ -360,6 +360,10 @@ TEST(MpiRegMr, SuccessAndTheLikelyCauseOfAFailure)
             "mlx5_3: ibv_open_device failed: No such device (registering 64 MiB); "
             "libibverbs does not list this device (no provider library, or no "
             "such HCA)");
+  const auto denied = mpi::reg_mr_result("rxe0", 64, {ENOENT, "ibv_open_device"}, unlimited);
+  EXPECT_EQ(denied.message,
+            "rxe0: ibv_open_device failed: No such file or directory (registering "
+            "64 MiB); this user cannot open the device (see mpi.devices)");
   const auto pd = mpi::reg_mr_result("mlx5_3", 8, {EACCES, "ibv_alloc_pd"}, unlimited);
   EXPECT_EQ(pd.message,
             "mlx5_3: ibv_alloc_pd failed: Permission denied (registering 8 MiB); "
