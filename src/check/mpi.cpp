@@ -118,7 +118,7 @@ Result memlock_result(const Memlock& limit, std::optional<uint64_t> min_kib)
                     "PropagateResourceLimitsExcept=MEMLOCK in slurm.conf so the login shell's "
                     "limit is not carried over) or of PAM logins ('* - memlock unlimited' in "
                     "/etc/security/limits.d/*.conf)");
-  r.value = static_cast<double>(limit.bytes / 1024);
+  r.value = static_cast<double>(limit.bytes) / 1024;
   r.unit = "KiB";
   return r;
 }

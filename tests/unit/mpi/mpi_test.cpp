@@ -4,6 +4,7 @@
 #include "check/mpi.hpp"
 #include "test_util.hpp"
 
+#include <ibsetup/inventory.hpp>
 #include <ibsetup/profile.hpp>
 
 #include <algorithm>
@@ -561,6 +562,85 @@ TEST(MpiProfile, TheGroupAndItsIdsAreKnown)
   };
   EXPECT_LT(at("ipoib.addresses"), at("mpi.memlock"));
   EXPECT_LT(at("mpi.reg_mr"), at("ip.peer"));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// run_check: where the group sits and how settings reach it
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+check::CheckOptions fixture_check()
+{
+  check::CheckOptions o;
+  o.profile_file = std::string(IBSETUP_TEST_DATA) + "/check/cluster.yaml";
+  o.node = "hdr01";
+  o.sysfs_root = std::string(IBSETUP_FIXTURES) + "/sysfs/hdr-2hca";
+  return o;
+}
+
+std::vector<const Result*> mpi_results(const Report& report)
+{
+  std::vector<const Result*> out;
+  for (const auto& r : report.checks) {
+    if (r.id.rfind("mpi.", 0) == 0) {
+      out.push_back(&r);
+    }
+  }
+  return out;
+}
+
+// A captured tree without module/: every mpi check is there, skipped with its reason, after
+// the ipoib checks; the run still passes.
+TEST(RunCheckMpi, ACapturedTreeSkipsTheGroupAfterIpoib)
+{
+  const auto out = check::run_check(fixture_check());
+  EXPECT_TRUE(out.report.ok()) << check::report_to_text(out.report);
+  const auto mpi = mpi_results(out.report);
+  ASSERT_EQ(mpi.size(), 4U);
+  EXPECT_EQ(mpi[0]->message, "memlock: judged only on this machine, not for a captured tree");
+  EXPECT_EQ(mpi[2]->message, "hdr01: the captured tree has no module/ directory");
+  for (const auto* r : mpi) {
+    EXPECT_EQ(r->status, Status::skip);
+  }
+  EXPECT_EQ(out.report.checks.end()[-4].id, "mpi.memlock") << "the mpi group comes last here";
+  EXPECT_NE(check::report_to_json(out.report).find("\"id\":\"mpi.reg_mr\""), std::string::npos);
+}
+
+TEST(RunCheckMpi, DisableAndWarnReachTheGroup)
+{
+  auto o = fixture_check();
+  o.disable = {"mpi"};
+  const auto none = check::run_check(o);
+  EXPECT_TRUE(mpi_results(none.report).empty());
+  o.disable = {"mpi.modules"};
+  const auto out = check::run_check(o);
+  const auto mpi = mpi_results(out.report);
+  ASSERT_EQ(mpi.size(), 4U);
+  EXPECT_EQ(mpi[2]->id, "mpi.modules");
+  EXPECT_EQ(mpi[2]->message, "hdr01: mpi.modules disabled");
+}
+
+// A saved inventory: nothing of this machine is judged.
+TEST(RunCheckMpi, ASavedInventorySkipsEveryMpiCheck)
+{
+  test::TempDir tmp;
+  inventory::Options io;
+  io.sysfs_root = fixture_check().sysfs_root;
+  const std::string saved = (tmp.path() / "hdr01.json").string();
+  std::ofstream(saved) << inventory::host_to_json(inventory::inspect(io));
+  auto o = fixture_check();
+  o.sysfs_root = "/sys";
+  o.inventory_file = saved;
+  const auto out = check::run_check(o);
+  const auto mpi = mpi_results(out.report);
+  ASSERT_EQ(mpi.size(), 4U);
+  for (const auto* r : mpi) {
+    EXPECT_EQ(r->status, Status::skip);
+    EXPECT_EQ(r->message, "hdr01: judged only on the host itself, not from a saved inventory");
+  }
 }
 
 }  // namespace
