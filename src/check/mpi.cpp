@@ -178,8 +178,10 @@ Result reg_mr_result(const std::string& hca, uint64_t mib, const Registered& out
   } else if (outcome.step == "ibv_open_device") {
     // libibverbs reports a device file it may not open as ENOENT or EACCES, by version.
     cause = "this user cannot open the device (see mpi.devices)";
+  } else if (outcome.step == "malloc") {
+    cause = "this process could not allocate the buffer";
   } else {
-    cause = "before any memory was registered";
+    cause = "the device refused before any memory was registered";
   }
   return make("mpi.reg_mr", hca, Status::fail, expected, outcome.step + ": " + err,
               outcome.step + " failed: " + err + " (registering " + size + "); " + cause);

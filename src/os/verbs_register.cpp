@@ -5,7 +5,6 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 
 namespace ibsetup::os {
@@ -73,8 +72,8 @@ RegisterOutcome register_memory(const std::string& device, size_t bytes)
       e != 0) {
     return fail("malloc", e);
   }
+  // Not touched first: registering pins (and so faults in) every page, as it would for MPI.
   const std::unique_ptr<void, void (*)(void*)> buffer(raw, &std::free);
-  std::memset(buffer.get(), 0, bytes);
   errno = 0;
   ibv_mr* mr =
       ibv_reg_mr(pd.get(), buffer.get(), bytes,

@@ -368,7 +368,10 @@ TEST(MpiRegMr, SuccessAndTheLikelyCauseOfAFailure)
   const auto pd = mpi::reg_mr_result("mlx5_3", 8, {EACCES, "ibv_alloc_pd"}, unlimited);
   EXPECT_EQ(pd.message,
             "mlx5_3: ibv_alloc_pd failed: Permission denied (registering 8 MiB); "
-            "before any memory was registered");
+            "the device refused before any memory was registered");
+  EXPECT_EQ(mpi::reg_mr_result("mlx5_3", 8, {ENOMEM, "malloc"}, unlimited).message,
+            "mlx5_3: malloc failed: Cannot allocate memory (registering 8 MiB); this process "
+            "could not allocate the buffer");
 }
 
 // ---------------------------------------------------------------------------------------------
