@@ -72,8 +72,9 @@ struct Hca {
 
 // Parts of check_mpi, for its tests.
 Result memlock_result(const Memlock& limit, std::optional<uint64_t> min_kib);
-Result device_file_result(const std::string& subject, const std::string& path,
-                          const FileInfo& info);
+// module: the kernel module that makes the device file (named when it is missing).
+Result device_file_result(const std::string& subject, const std::string& path, const FileInfo& info,
+                          const std::string& module);
 std::vector<Result> module_results(const profile::ResolvedNode& node, const Options& options);
 std::vector<Result> device_results(const std::vector<Hca>& hcas, const Options& options,
                                    const Seams& seams);

@@ -69,7 +69,8 @@ std::string uverbs_of(const inventory::SysfsReader& sysfs, const std::string& hc
 
 }  // namespace
 
-Result device_file_result(const std::string& subject, const std::string& path, const FileInfo& info)
+Result device_file_result(const std::string& subject, const std::string& path, const FileInfo& info,
+                          const std::string& module)
 {
   Result r;
   r.id = "mpi.devices";
@@ -83,7 +84,7 @@ Result device_file_result(const std::string& subject, const std::string& path, c
   };
   if (info.error == ENOENT) {
     return verdict(Status::fail, "missing",
-                   "missing (is ib_uverbs or rdma_ucm loaded? does udev create the node?)");
+                   "missing (is " + module + " loaded? does udev create the node?)");
   }
   if (info.error != 0) {
     return verdict(Status::fail, std::string("stat: ") + std::strerror(info.error),
@@ -139,10 +140,10 @@ std::vector<Result> device_results(const std::vector<Hca>& hcas, const Options& 
       continue;
     }
     const std::string path = options.dev_dir + "/" + uverbs;
-    out.push_back(device_file_result(hca.name, path, stat_of(path)));
+    out.push_back(device_file_result(hca.name, path, stat_of(path), "ib_uverbs"));
   }
   const std::string cm = options.dev_dir + "/rdma_cm";
-  out.push_back(device_file_result("rdma_cm", cm, stat_of(cm)));
+  out.push_back(device_file_result("rdma_cm", cm, stat_of(cm), "rdma_ucm"));
   return out;
 }
 

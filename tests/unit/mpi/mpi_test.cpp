@@ -154,14 +154,14 @@ TEST(MpiMemlock, LimitText)
 
 TEST(MpiDevices, EveryUserOrANamedGroupPasses)
 {
-  const auto all =
-      mpi::device_file_result("mlx5_0", "/dev/infiniband/uverbs0", char_device(0666, 0, "root"));
+  const auto all = mpi::device_file_result("mlx5_0", "/dev/infiniband/uverbs0",
+                                           char_device(0666, 0, "root"), "ib_uverbs");
   EXPECT_EQ(all.status, Status::pass);
   EXPECT_EQ(all.observed, "mode 0666, group root");
   EXPECT_EQ(all.message,
             "mlx5_0: /dev/infiniband/uverbs0 usable by every user (mode 0666, group root)");
-  const auto group =
-      mpi::device_file_result("rdma_cm", "/dev/infiniband/rdma_cm", char_device(0660, 27, "rdma"));
+  const auto group = mpi::device_file_result("rdma_cm", "/dev/infiniband/rdma_cm",
+                                             char_device(0660, 27, "rdma"), "rdma_ucm");
   EXPECT_EQ(group.status, Status::pass);
   EXPECT_EQ(group.message,
             "rdma_cm: /dev/infiniband/rdma_cm usable by members of group rdma "
@@ -172,7 +172,7 @@ TEST(MpiDevices, RootOnlyOrHalfPermissionsFail)
 {
   for (const auto& f : {char_device(0600, 0, "root"), char_device(0660, 0, "root"),
                         char_device(0640, 27, "rdma"), char_device(0664, 0, "root")}) {
-    const auto r = mpi::device_file_result("mlx5_0", "/dev/infiniband/uverbs0", f);
+    const auto r = mpi::device_file_result("mlx5_0", "/dev/infiniband/uverbs0", f, "ib_uverbs");
     EXPECT_EQ(r.status, Status::fail) << r.message;
     EXPECT_NE(r.message.find("is not usable by unprivileged users"), std::string::npos)
         << r.message;
@@ -180,8 +180,8 @@ TEST(MpiDevices, RootOnlyOrHalfPermissionsFail)
                              "group such as rdma"),
               std::string::npos);
   }
-  const auto r =
-      mpi::device_file_result("mlx5_0", "/dev/infiniband/uverbs0", char_device(0600, 0, "root"));
+  const auto r = mpi::device_file_result("mlx5_0", "/dev/infiniband/uverbs0",
+                                         char_device(0600, 0, "root"), "ib_uverbs");
   EXPECT_EQ(r.observed, "mode 0600, group root");
 }
 
@@ -189,19 +189,23 @@ TEST(MpiDevices, MissingUnreadableOrNotACharacterDevice)
 {
   mpi::FileInfo missing;
   missing.error = ENOENT;
-  const auto m = mpi::device_file_result("mlx5_0", "/dev/infiniband/uverbs0", missing);
+  const auto m = mpi::device_file_result("mlx5_0", "/dev/infiniband/uverbs0", missing, "ib_uverbs");
   EXPECT_EQ(m.status, Status::fail);
   EXPECT_EQ(m.observed, "missing");
   EXPECT_EQ(m.message,
-            "mlx5_0: /dev/infiniband/uverbs0 missing (is ib_uverbs or rdma_ucm "
-            "loaded? does udev create the node?)");
+            "mlx5_0: /dev/infiniband/uverbs0 missing (is ib_uverbs loaded? does udev "
+            "create the node?)");
+  EXPECT_EQ(
+      mpi::device_file_result("rdma_cm", "/dev/infiniband/rdma_cm", missing, "rdma_ucm").message,
+      "rdma_cm: /dev/infiniband/rdma_cm missing (is rdma_ucm loaded? does udev create the "
+      "node?)");
   mpi::FileInfo denied;
   denied.error = EACCES;
-  EXPECT_EQ(mpi::device_file_result("rdma_cm", "/x/rdma_cm", denied).message,
+  EXPECT_EQ(mpi::device_file_result("rdma_cm", "/x/rdma_cm", denied, "rdma_ucm").message,
             "rdma_cm: /x/rdma_cm cannot be examined: Permission denied");
   mpi::FileInfo plain;
   plain.mode = 0666;
-  const auto p = mpi::device_file_result("rdma_cm", "/x/rdma_cm", plain);
+  const auto p = mpi::device_file_result("rdma_cm", "/x/rdma_cm", plain, "rdma_ucm");
   EXPECT_EQ(p.status, Status::fail);
   EXPECT_EQ(p.observed, "not a character device");
 }
