@@ -104,6 +104,10 @@ struct Group {
   std::vector<Setting<std::string>> check_warn;
   std::vector<std::pair<Setting<std::string>, Setting<uint64_t>>> counter_max;
   Setting<int> peer_timeout_ms;
+  // checks.mpi (issue 17), appended for the soname 1 ABI: the least RLIMIT_MEMLOCK mpi.memlock
+  // accepts and the size mpi.reg_mr registers, both in MiB.
+  Setting<int> mpi_memlock_min_mib;
+  Setting<int> mpi_register_mib;
 };
 
 struct HostOverride {
@@ -174,6 +178,10 @@ struct CheckSpec {
   std::vector<std::string> warn;
   std::vector<std::pair<std::string, uint64_t>> counter_max;  // fail above
   int peer_timeout_ms = 1000;
+  // checks.mpi (issue 17), appended for the soname 1 ABI. mpi.memlock: the least RLIMIT_MEMLOCK
+  // in KiB, nullopt when only unlimited passes; mpi.reg_mr: how many MiB it registers.
+  std::optional<uint64_t> mpi_memlock_min_kib;
+  int mpi_register_mib = 64;
 };
 
 // The desired state of one node.

@@ -4,6 +4,7 @@
 #include <ibsetup/error.hpp>
 #include <ibsetup/plan.hpp>
 #include <ibsetup/rdma_check.hpp>
+#include "check/mpi.hpp"
 #include "check/slurm.hpp"
 
 #include <algorithm>
@@ -112,6 +113,19 @@ bool judge(const CheckOptions& options, const CheckHooks& hooks, const profile::
   settings.warn_only.insert(settings.warn_only.end(), options.warn.begin(), options.warn.end());
   // Each probe gets its deadline, but never more than what is left of the budget (the RDMA
   // checks may take two deadlines with pingpong).
+  if (!settings.disables("mpi")) {
+    if (budget.spent()) {
+      return false;
+    }
+    mpi::Options m;
+    m.sysfs_root = options.sysfs_root;
+    m.live = live_host;
+    m.saved = saved;
+    m.memlock_min_kib = node.checks.mpi_memlock_min_kib;
+    m.register_mib = node.checks.mpi_register_mib;
+    m.reg_mr = !settings.disables("mpi.reg_mr");
+    append(report.checks, mpi::check_mpi(node, m));
+  }
   const auto deadline = [&](int parts) {
     const int want =
         options.peer_timeout_ms > 0 ? options.peer_timeout_ms : node.checks.peer_timeout_ms;

@@ -11,7 +11,8 @@ const std::vector<std::string>& check_ids()
       "port.state",  "port.phys_state", "port.rate",     "port.link_layer", "port.sm",
       "port.lid",    "port.pkeys",      "port.counters", "ipoib.exists",    "ipoib.up",
       "ipoib.port",  "ipoib.plan",      "ipoib.mode",    "ipoib.mtu",       "ipoib.addresses",
-      "ip.peer",     "rdma.device",     "rdma.route",    "rdma.pingpong"};
+      "mpi.memlock", "mpi.devices",     "mpi.modules",   "mpi.reg_mr",      "ip.peer",
+      "rdma.device", "rdma.route",      "rdma.pingpong"};
   return ids;
 }
 

@@ -314,7 +314,7 @@ void read_group(const Entry& item, Group& group, Diagnostics& diags)
   }
   if (const auto* e = m.get("checks")) {
     MapReader checks(e->value, e->path, e->value_mark, diags,
-                     {"peers", "disable", "warn", "counters", "peer_timeout_ms"});
+                     {"peers", "disable", "warn", "counters", "peer_timeout_ms", "mpi"});
     const auto names = [&](const char* key, std::vector<Setting<std::string>>& out) {
       if (const auto* p = checks.get(key)) {
         for (const auto& listed : read_list(*p, diags)) {
@@ -336,6 +336,9 @@ void read_group(const Entry& item, Group& group, Diagnostics& diags)
     }
     if (const auto* t = checks.get("peer_timeout_ms")) {
       group.peer_timeout_ms = read_int(*t, 1, 600000, diags);
+    }
+    if (const auto* mpi = checks.get("mpi")) {
+      read_mpi_checks(*mpi, group, diags);
     }
   }
 }

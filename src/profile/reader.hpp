@@ -16,6 +16,9 @@ void read_profile(const YAML::Node& root, Profile& profile, Diagnostics& diags);
 // The optional `partitions:` section (reader_partitions.cpp).
 void read_partitions(const Entry& section, Profile& profile, Diagnostics& diags);
 
+// A group's `checks.mpi` mapping (reader_checks_mpi.cpp).
+void read_mpi_checks(const Entry& section, Group& group, Diagnostics& diags);
+
 // Why name cannot be a Linux interface name, or "" when it can.
 std::string interface_name_problem(const std::string& name);
 

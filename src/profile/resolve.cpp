@@ -200,6 +200,13 @@ ResolvedNode resolve_own(const Profile& profile, const std::string& host)
   if (group.peer_timeout_ms) {
     node.checks.peer_timeout_ms = *group.peer_timeout_ms;
   }
+  if (group.mpi_memlock_min_mib) {
+    node.checks.mpi_memlock_min_kib =
+        uint64_t{1024} * static_cast<uint64_t>(*group.mpi_memlock_min_mib);
+  }
+  if (group.mpi_register_mib) {
+    node.checks.mpi_register_mib = *group.mpi_register_mib;
+  }
   node.prune = profile.defaults.prune && *profile.defaults.prune;
   for (const auto& spec : group.interfaces) {
     const auto* over = detail::find_override(detail::find_host_override(profile, host),
