@@ -299,8 +299,7 @@ TEST(YamlTree, StylesNullsTagsAndScalarsAsYamlLoadSeesThem)
       "%TAG !e! tag:example.com,2000:\n---\na: !e!thing x\n",
       // quoting and multi-line scalars
       "a: 'it''s'\nb: \"tab\\there \\u00e9\"\nc: plain text here\n",
-      "a: |\n  line one\n  line two\nb: >\n  folded\n  text\n\n  para\nc: |-\n  keep\nd: >+\n  "
-      "x\n\n",
+      "a: |\n  one\n  two\nb: >\n  folded\n  text\n\n  para\nc: |-\n  keep\nd: >+\n  x\n\n",
       "a: multi\n  line\n  plain\nb: \"double\n  quoted\"\nc: 'single\n\n  quoted'\n",
       "a:   spaced   \nb:\t\"x\"\n",
       // comments everywhere
