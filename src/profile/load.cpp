@@ -62,18 +62,17 @@ bool only_comments(const std::string& text)
   return true;
 }
 
-// yaml-cpp's parse of the guarded text, under the memory budget.
-YAML::Node parse(const std::string& body, const Limits& limits, Diagnostics& diags)
+// yaml-cpp's one parse of the text, guarded, under the memory budget. The guard's event pass
+// builds the tree itself: YAML::Load would parse the text a second time (and LoadAll is
+// where yaml-cpp issue 1040 loops).
+detail::YamlDocument parse(const std::string& body, const Limits& limits, Diagnostics& diags)
 {
   ibsetup::detail::ParseBudgetScope budget(limits.max_parse_memory);
   try {
-    if (detail::guard_text(body, limits, diags)) {
-      // Load, not LoadAll: the guard saw exactly one document, and LoadAll is where yaml-cpp
-      // issue 1040 loops.
-      return YAML::Load(body);
+    detail::YamlDocument tree;
+    if (detail::guard_text(body, limits, diags, &tree)) {
+      return tree;
     }
-  } catch (const YAML::Exception& e) {
-    diags.error({e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
   } catch (const std::bad_alloc&) {
     if (!budget.exceeded()) {
       throw;
@@ -111,8 +110,8 @@ Profile load_profile_text(const std::string& text, const std::string& file_name,
     diags.error({1, 1}, "", "the profile is empty; it starts with 'version: 1' and 'nodes:'");
     throw DiagnosticError(std::move(diags));
   }
-  const YAML::Node root = parse(body, limits, diags);
-  detail::read_profile(root, profile, diags);
+  const detail::YamlDocument tree = parse(body, limits, diags);
+  detail::read_profile(tree.root(), profile, diags);
   detail::validate_profile(profile, limits, diags);
   if (diags.has_errors()) {
     throw DiagnosticError(std::move(diags));

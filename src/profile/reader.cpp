@@ -396,7 +396,7 @@ std::string interface_name_problem(const std::string& name)
   return {};
 }
 
-void read_profile(const YAML::Node& root, Profile& profile, Diagnostics& diags)
+void read_profile(const YamlNode& root, Profile& profile, Diagnostics& diags)
 {
   const Mark top{1, 1};
   if (!root.IsMap()) {

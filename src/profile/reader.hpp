@@ -7,11 +7,9 @@
 
 #include "profile/reader_fields.hpp"
 
-#include <yaml-cpp/yaml.h>
-
 namespace ibsetup::profile::detail {
 
-void read_profile(const YAML::Node& root, Profile& profile, Diagnostics& diags);
+void read_profile(const YamlNode& root, Profile& profile, Diagnostics& diags);
 
 // The optional `partitions:` section (reader_partitions.cpp).
 void read_partitions(const Entry& section, Profile& profile, Diagnostics& diags);

@@ -6,26 +6,22 @@
 
 namespace ibsetup::profile::detail {
 
-Mark mark_of(const YAML::Node& node, Mark fallback)
+Mark mark_of(const YamlNode& node, Mark fallback)
 {
-  const YAML::Mark m = node.Mark();
-  if (m.line < 0) {
-    return fallback;
-  }
-  return {m.line + 1, m.column + 1};
+  const Mark m = node.Mark();
+  return m.line <= 0 ? fallback : m;
 }
 
-std::string describe(const YAML::Node& node)
+std::string describe(const YamlNode& node)
 {
-  switch (node.Type()) {
-  case YAML::NodeType::Map:
+  switch (node.kind()) {
+  case YamlKind::map:
     return "a mapping";
-  case YAML::NodeType::Sequence:
+  case YamlKind::sequence:
     return "a list";
-  case YAML::NodeType::Scalar:
+  case YamlKind::scalar:
     return "'" + util::escape_text(node.Scalar()) + "'";
-  case YAML::NodeType::Null:
-  case YAML::NodeType::Undefined:
+  case YamlKind::null:
   default:
     return "nothing";
   }
@@ -51,7 +47,7 @@ std::string text_problem(const std::string& s)
   return {};
 }
 
-std::vector<Entry> collect(const YAML::Node& node, const std::string& path, Mark mark,
+std::vector<Entry> collect(const YamlNode& node, const std::string& path, Mark mark,
                            Diagnostics& diags, bool* is_map)
 {
   std::vector<Entry> out;
@@ -66,20 +62,21 @@ std::vector<Entry> collect(const YAML::Node& node, const std::string& path, Mark
   }
   *is_map = true;
   std::set<std::string> seen;
-  for (const auto& kv : node) {
+  for (size_t i = 0; i < node.size(); ++i) {
+    const YamlNode key = node.key(i);
     Entry e;
-    e.key_mark = mark_of(kv.first, mark);
-    if (!kv.first.IsScalar()) {
-      diags.error(e.key_mark, path, "keys must be plain words, got " + describe(kv.first));
+    e.key_mark = mark_of(key, mark);
+    if (!key.IsScalar()) {
+      diags.error(e.key_mark, path, "keys must be plain words, got " + describe(key));
       continue;
     }
-    e.key = kv.first.Scalar();
+    e.key = key.Scalar();
     if (const auto problem = text_problem(e.key); !problem.empty()) {
       diags.error(e.key_mark, path, "in a key, " + problem);
       continue;
     }
-    e.value = kv.second;
-    e.value_mark = mark_of(kv.second, e.key_mark);
+    e.value = node.value(i);
+    e.value_mark = mark_of(e.value, e.key_mark);
     if (e.value.IsNull() || e.value_mark.line < e.key_mark.line) {
       e.value_mark = e.key_mark;
     }
@@ -95,7 +92,7 @@ std::vector<Entry> collect(const YAML::Node& node, const std::string& path, Mark
 
 }  // namespace
 
-MapReader::MapReader(const YAML::Node& node, std::string path, Mark mark, Diagnostics& diags,
+MapReader::MapReader(const YamlNode& node, std::string path, Mark mark, Diagnostics& diags,
                      const std::vector<std::string>& known)
     : m_path(std::move(path)), m_mark(mark)
 {
@@ -129,7 +126,7 @@ const Entry* MapReader::get(const std::string& key) const
   return nullptr;
 }
 
-std::vector<Entry> read_named_map(const YAML::Node& node, const std::string& path, Mark mark,
+std::vector<Entry> read_named_map(const YamlNode& node, const std::string& path, Mark mark,
                                   Diagnostics& diags)
 {
   bool is_map = false;
@@ -251,16 +248,14 @@ std::vector<Entry> read_list(const Entry& e, Diagnostics& diags)
     diags.error(e.value_mark, e.path, "expected a list, got " + describe(e.value));
     return out;
   }
-  size_t i = 0;
-  for (const auto& item : e.value) {
+  for (size_t i = 0; i < e.value.size(); ++i) {
     Entry x;
     x.key = std::to_string(i);
-    x.value = static_cast<const YAML::Node&>(item);
-    x.key_mark = mark_of(item, e.value_mark);
+    x.value = e.value.item(i);
+    x.key_mark = mark_of(x.value, e.value_mark);
     x.value_mark = x.key_mark;
     x.path = e.path + "[" + std::to_string(i) + "]";
     out.push_back(std::move(x));
-    ++i;
   }
   return out;
 }

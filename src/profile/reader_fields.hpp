@@ -1,11 +1,11 @@
-// Typed reading of yaml-cpp nodes with located errors: the only place that knows how a
+// Typed reading of the parsed document's nodes with located errors: the only place that knows how a
 // profile value is spelled in YAML.
 #pragma once
 
 #include <ibsetup/diagnostics.hpp>
 #include <ibsetup/profile.hpp>
 
-#include <yaml-cpp/yaml.h>
+#include "profile/yaml_tree.hpp"
 
 #include <string>
 #include <utility>
@@ -13,12 +13,12 @@
 
 namespace ibsetup::profile::detail {
 
-Mark mark_of(const YAML::Node& node, Mark fallback = {});
+Mark mark_of(const YamlNode& node, Mark fallback = {});
 
 // A key of a mapping with its value.
 struct Entry {
   std::string key;
-  YAML::Node value;
+  YamlNode value;
   Mark key_mark;
   Mark value_mark;
   std::string path;  // parent path + "." + key
@@ -28,7 +28,7 @@ struct Entry {
 // did-you-mean suggestion), then hands out known keys.
 class MapReader {
 public:
-  MapReader(const YAML::Node& node, std::string path, Mark mark, Diagnostics& diags,
+  MapReader(const YamlNode& node, std::string path, Mark mark, Diagnostics& diags,
             const std::vector<std::string>& known);
 
   bool is_map() const { return m_is_map; }
@@ -45,11 +45,11 @@ private:
 };
 
 // Reads all entries of a mapping whose keys are names chosen by the user (hosts, interfaces).
-std::vector<Entry> read_named_map(const YAML::Node& node, const std::string& path, Mark mark,
+std::vector<Entry> read_named_map(const YamlNode& node, const std::string& path, Mark mark,
                                   Diagnostics& diags);
 
 // "a mapping", "a list", "null", "a scalar"
-std::string describe(const YAML::Node& node);
+std::string describe(const YamlNode& node);
 
 // Each reader reports its own errors and returns an empty Setting on failure.
 Setting<std::string> read_string(const Entry& e, Diagnostics& diags);

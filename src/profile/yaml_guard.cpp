@@ -3,7 +3,8 @@
 #include "common/strings.hpp"
 
 #include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/yaml.h>
+#include <yaml-cpp/exceptions.h>
+#include <yaml-cpp/parser.h>
 
 #include <algorithm>
 #include <map>
@@ -187,11 +188,15 @@ struct Refusal {
 // whatever its style, tags and anchors. Its parser recurses once per open collection and
 // reports each before it recurses, so refusing at depth max_depth + 1 bounds the recursion
 // exactly. It also counts the documents, notices a document that consumed nothing (yaml-cpp
-// issue 1040: LoadAll then adds empty documents without end), and computes how many nodes the
-// document has once every alias is expanded.
+// issue 1040: LoadAll then adds empty documents without end), computes how many nodes the
+// document has once every alias is expanded, and builds the reader's tree: each check runs
+// before the node is added, so a refused input never grows the tree past the limits.
 class GuardHandler : public YAML::EventHandler {
 public:
-  GuardHandler(const std::string& text, const Limits& limits) : m_text(text), m_limits(limits) {}
+  GuardHandler(const std::string& text, const Limits& limits, YamlBuilder& tree)
+      : m_text(text), m_limits(limits), m_tree(tree)
+  {
+  }
 
   size_t documents() const { return m_documents; }
 
@@ -204,36 +209,56 @@ public:
     ++m_documents;
   }
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor, 1); }
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override
+  {
+    leaf(mark, anchor, 1);
+    m_tree.null(at(mark), anchor);
+  }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override
   {
     const auto it = m_sizes.find(anchor);
     m_aliases = true;
     leaf(mark, 0, it == m_sizes.end() ? 1 : it->second);
+    if (!m_tree.alias(anchor)) {
+      throw Refusal{mark, "an alias to an anchor that is not defined before it"};
+    }
   }
-  void OnScalar(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t anchor,
-                const std::string& /*value*/) override
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override
   {
     leaf(mark, anchor, 1);
+    m_tree.scalar(at(mark), anchor, tag, value);
   }
-  void OnSequenceStart(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t anchor,
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value /*style*/) override
   {
     open(mark, anchor);
+    m_tree.open(YamlKind::sequence, at(mark), anchor, tag);
   }
-  void OnSequenceEnd() override { close(); }
-  void OnMapStart(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t anchor,
+  void OnSequenceEnd() override
+  {
+    close();
+    m_tree.close();
+  }
+  void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                   YAML::EmitterStyle::value /*style*/) override
   {
     open(mark, anchor);
+    m_tree.open(YamlKind::map, at(mark), anchor, tag);
   }
-  void OnMapEnd() override { close(); }
+  void OnMapEnd() override
+  {
+    close();
+    m_tree.close();
+  }
 
 private:
   struct Frame {
     YAML::anchor_t anchor;
     size_t size;
   };
+
+  static Mark at(const YAML::Mark& mark) { return {mark.line + 1, mark.column + 1}; }
 
   void stray_token(const YAML::Mark& mark) const
   {
@@ -300,11 +325,13 @@ private:
   bool m_aliases = false;  // an alias was seen: the node count is an expansion
   std::vector<Frame> m_stack;
   std::map<YAML::anchor_t, size_t> m_sizes;
+  YamlBuilder& m_tree;
 };
 
 }  // namespace
 
-bool guard_text(const std::string& text, const Limits& limits, Diagnostics& diags)
+bool guard_text(const std::string& text, const Limits& limits, Diagnostics& diags,
+                YamlDocument* tree)
 {
   if (!check_encoding(text, diags)) {
     return false;
@@ -314,9 +341,11 @@ bool guard_text(const std::string& text, const Limits& limits, Diagnostics& diag
     return false;
   }
   std::istringstream in(text);
-  YAML::Parser parser(in);
-  GuardHandler handler(text, limits);
+  YamlDocument scratch;
+  YamlBuilder builder(tree != nullptr ? *tree : scratch);
+  GuardHandler handler(text, limits, builder);
   try {
+    YAML::Parser parser(in);
     while (parser.HandleNextDocument(handler)) {
     }
   } catch (const Refusal& e) {
