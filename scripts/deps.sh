@@ -19,6 +19,7 @@ debian_packages=(
   clang-format clang-tidy abigail-tools
   clang libclang-rt-dev # libFuzzer, ASan and UBSan for the fuzz harnesses (scripts/fuzz)
   opensm ibsim-utils libumad2sim0 # a real OpenSM over a simulated fabric (tests/fabric)
+  perftest # ib_write_bw and ib_send_lat, the reference of bench/rdma.sh (in the QEMU guest)
 )
 rocky_packages=(
   gcc-c++ cmake ninja-build pkgconf-pkg-config

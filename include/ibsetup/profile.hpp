@@ -104,6 +104,10 @@ struct Group {
   std::vector<Setting<std::string>> check_warn;
   std::vector<std::pair<Setting<std::string>, Setting<uint64_t>>> counter_max;
   Setting<int> peer_timeout_ms;
+  // checks.bandwidth {min_fraction, min_gbps} and checks.latency {max_us} (issue 17).
+  Setting<double> bandwidth_min_fraction;
+  Setting<double> bandwidth_min_gbps;
+  Setting<double> latency_max_us;
 };
 
 struct HostOverride {
@@ -174,6 +178,11 @@ struct CheckSpec {
   std::vector<std::string> warn;
   std::vector<std::pair<std::string, uint64_t>> counter_max;  // fail above
   int peer_timeout_ms = 1000;
+  // rdma.bandwidth and rdma.latency thresholds (issue 17; appended, soname 1): min_gbps wins
+  // over min_fraction of the slower port's rate (default 0.9); no max_us: latency not judged.
+  std::optional<double> bandwidth_min_fraction;
+  std::optional<double> bandwidth_min_gbps;
+  std::optional<double> latency_max_us;
 };
 
 // The desired state of one node.

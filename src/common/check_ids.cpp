@@ -11,7 +11,8 @@ const std::vector<std::string>& check_ids()
       "port.state",  "port.phys_state", "port.rate",     "port.link_layer", "port.sm",
       "port.lid",    "port.pkeys",      "port.counters", "ipoib.exists",    "ipoib.up",
       "ipoib.port",  "ipoib.plan",      "ipoib.mode",    "ipoib.mtu",       "ipoib.addresses",
-      "ip.peer",     "rdma.device",     "rdma.route",    "rdma.pingpong"};
+      "ip.peer",     "rdma.device",     "rdma.route",    "rdma.pingpong",   "rdma.bandwidth",
+      "rdma.latency"};
   return ids;
 }
 

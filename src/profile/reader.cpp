@@ -313,8 +313,9 @@ void read_group(const Entry& item, Group& group, Diagnostics& diags)
     }
   }
   if (const auto* e = m.get("checks")) {
-    MapReader checks(e->value, e->path, e->value_mark, diags,
-                     {"peers", "disable", "warn", "counters", "peer_timeout_ms"});
+    MapReader checks(
+        e->value, e->path, e->value_mark, diags,
+        {"peers", "disable", "warn", "counters", "peer_timeout_ms", "bandwidth", "latency"});
     const auto names = [&](const char* key, std::vector<Setting<std::string>>& out) {
       if (const auto* p = checks.get(key)) {
         for (const auto& listed : read_list(*p, diags)) {
@@ -337,6 +338,7 @@ void read_group(const Entry& item, Group& group, Diagnostics& diags)
     if (const auto* t = checks.get("peer_timeout_ms")) {
       group.peer_timeout_ms = read_int(*t, 1, 600000, diags);
     }
+    read_perf_checks(checks.get("bandwidth"), checks.get("latency"), group, diags);
   }
 }
 
