@@ -85,7 +85,7 @@ section dead /bin/ibsetup check /tmp/low.yaml --node cn1 --json --bandwidth --la
 # 4. More connections than the responder serves at once are refused, and it stays up for the
 # next client.
 : >/tmp/responder.log
-/bin/ibsetup responder --bind 192.168.77.2 --count 1 --timeout 60 --max-sessions 1 \
+/bin/ibsetup responder --bind 192.168.77.2 --count 2 --timeout 60 --max-sessions 1 \
   >/tmp/responder.log 2>&1 &
 responder=$!
 wait_listening || echo "guest: the responder did not start listening"
