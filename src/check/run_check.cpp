@@ -151,12 +151,6 @@ bool judge(const CheckOptions& options, const CheckHooks& hooks, const profile::
     rdma.perf_peers = options.perf_peers;
     rdma.perf = options.perf;
     rdma.perf_budget_ms = std::max(1.0, budget.left_ms() - 100);
-    for (const auto& name : options.perf_peers) {
-      if (std::none_of(node.peers.begin(), node.peers.end(),
-                       [&](const profile::ResolvedPeer& p) { return p.host == name; })) {
-        throw InputError("peer '" + name + "' is not one of " + node.host + "'s checks.peers");
-      }
-    }
     profile::ResolvedNode target = node;
     if (options.no_peers) {
       target.peers.clear();
@@ -252,6 +246,12 @@ CheckOutcome run_check(const CheckOptions& options, const CheckHooks& hooks)
                     : profile::resolve_node(
                           p, options.node.empty() ? profile::default_node_name() : options.node);
   out.warnings = p.warnings;
+  for (const auto& name : options.perf_peers) {
+    if (std::none_of(node.peers.begin(), node.peers.end(),
+                     [&](const profile::ResolvedPeer& peer) { return peer.host == name; })) {
+      throw InputError("peer '" + name + "' is not one of " + node.host + "'s checks.peers");
+    }
+  }
   if (hooks.loaded) {
     hooks.loaded();
   }

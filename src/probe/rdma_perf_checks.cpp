@@ -20,6 +20,10 @@ struct Item {
   bool local_is_port = false;
   std::string remote;  // "cn064", or "mlx5_1/1" with loopback
   PerfTarget target;
+  // The ports the profile names, for their rates when the session did not get that far (and,
+  // with loopback, for the far end's rate).
+  std::pair<std::string, int> local_port;
+  std::pair<std::string, int> remote_port;
 };
 
 std::string port_name(const std::string& device, int port)
@@ -49,15 +53,21 @@ std::optional<IpAddress> address_of(const profile::ResolvedInterface& itf)
 // each once, each measured against the next (a single port against itself).
 std::vector<Item> loopback_items(const profile::ResolvedNode& node)
 {
-  std::vector<std::pair<std::string, IpAddress>> ports;
+  struct Port {
+    std::string name;
+    std::pair<std::string, int> port;
+    IpAddress address;
+  };
+  std::vector<Port> ports;
   for (const auto& itf : node.interfaces) {
     const auto address = address_of(itf);
     if (!itf.device || !address) {
       continue;
     }
-    const std::string name = port_name(*itf.device, itf.port.value_or(1));
-    if (std::none_of(ports.begin(), ports.end(), [&](const auto& p) { return p.first == name; })) {
-      ports.emplace_back(name, *address);
+    const int number = itf.port.value_or(1);
+    const std::string name = port_name(*itf.device, number);
+    if (std::none_of(ports.begin(), ports.end(), [&](const Port& p) { return p.name == name; })) {
+      ports.push_back({name, {*itf.device, number}, *address});
     }
   }
   std::vector<Item> out;
@@ -67,11 +77,13 @@ std::vector<Item> loopback_items(const profile::ResolvedNode& node)
     const auto& from = ports[i];
     const auto& to = ports[n == 1 ? 0 : (i + 1) % n];
     Item item;
-    item.local = from.first;
+    item.local = from.name;
     item.local_is_port = true;
-    item.remote = to.first;
-    item.target.address = to.second;
-    item.target.source = from.second;
+    item.remote = to.name;
+    item.target.address = to.address;
+    item.target.source = from.address;
+    item.local_port = from.port;
+    item.remote_port = to.port;
     out.push_back(item);
   }
   return out;
@@ -96,6 +108,7 @@ std::vector<Item> peer_items(const profile::ResolvedNode& node, const RdmaOption
       if (itf.name == t.interface && itf.device) {
         item.local = port_name(*itf.device, itf.port.value_or(1));
         item.local_is_port = true;
+        item.local_port = {*itf.device, itf.port.value_or(1)};
       }
     }
     item.remote = t.host;
@@ -118,9 +131,15 @@ Result bandwidth_result(const profile::ResolvedNode& node, const RdmaOptions& op
   Result r;
   r.id = "rdma.bandwidth";
   r.subject = subject_of(item, m);
-  // Loopback: the port's own rate is the responder's too.
-  const auto peer = options.loopback && !m.peer_gbps ? m.local_gbps : m.peer_gbps;
-  const Threshold t = bandwidth_threshold(node.checks, m.local_gbps, peer);
+  const auto local = m.local_gbps ? m.local_gbps
+                                  : port_rate_gbps(options.sysfs_root, item.local_port.first,
+                                                   item.local_port.second);
+  // Loopback: the far end is one of this node's ports too.
+  const auto peer =
+      m.peer_gbps || !options.loopback
+          ? m.peer_gbps
+          : port_rate_gbps(options.sysfs_root, item.remote_port.first, item.remote_port.second);
+  const Threshold t = bandwidth_threshold(node.checks, local, peer);
   r.expected = t.expected;
   if (!m.error.empty()) {
     r.status = Status::fail;
