@@ -20,6 +20,8 @@ debian_packages=(
   clang libclang-rt-dev # libFuzzer, ASan and UBSan for the fuzz harnesses (scripts/fuzz)
   opensm ibsim-utils libumad2sim0 # a real OpenSM over a simulated fabric (tests/fabric)
   perftest # ib_write_bw and ib_send_lat, the reference of bench/rdma.sh (in the QEMU guest)
+  ansible-core python3-voluptuous # the Ansible module's playbook tests and validate-modules (tests/ansible)
+  prometheus prometheus-node-exporter # promtool and a real textfile collector (tests/metrics)
 )
 rocky_packages=(
   gcc-c++ cmake ninja-build pkgconf-pkg-config
@@ -29,6 +31,7 @@ rocky_packages=(
   opensm # tests/fabric also needs ibsim, which Rocky does not ship: those tests skip there
   clang-tools-extra
   clang compiler-rt # libFuzzer (scripts/fuzz)
+  ansible-core # the Ansible module's playbook tests (tests/ansible; AppStream)
 )
 
 missing_debian() {

@@ -141,6 +141,12 @@ struct CheckOutcome {
   std::vector<Diagnostic> warnings;  // the profile's
   bool timed_out = false;            // report is the single "timeout" failure
   std::optional<SlurmOutcome> slurm;
+  // Appended for the metrics (#18; the soname moved to 1 for it): what outcome_to_metrics
+  // reports beyond the verdict. host is the inventory the checks judged (ports, PCIe,
+  // counters), empty when the run timed out before or while reading it.
+  std::optional<inventory::Host> host;
+  double finished_s = 0;  // wall clock (seconds since the epoch) when the verdict was in
+  double duration_s = 0;  // how long the run took until then (monotonic clock)
 };
 
 // Where run_check can be watched or given another host. Every member may be empty.
@@ -172,8 +178,26 @@ CheckOutcome run_check(const CheckOptions& options, const CheckHooks& hooks = {}
 // whether the profile was still being loaded.
 Report timeout_report(const std::string& host, double timeout_s, bool profile_loaded);
 
-// The report in a format: "text", "json" or "nhc".
+// The report in a format: "text", "json", "nhc" or "openmetrics" (outcome_to_metrics of an
+// outcome holding only the report, stamped now).
 std::string format_report(const Report& report, const std::string& format);
+
+// The outcome as Prometheus text exposition (format 0.0.4, what node_exporter's textfile
+// collector and `promtool check metrics` read): ibsetup_check_ok, _failed and _warning per
+// result, timestamp and duration, and gauges of what was read (ports, PCIe, counters, HCA
+// info) and measured (results with a value). Every family is a gauge with HELP and TYPE; output
+// is sorted and byte-stable. The names are in README ("Prometheus metrics").
+std::string outcome_to_metrics(const CheckOutcome& outcome);
+
+// The file write_textfile replaces in its directory.
+constexpr const char* k_textfile_name = "ibsetup.prom";
+// The temporary file write_textfile writes first: "DIR/.ibsetup.prom.<pid>.tmp", one name per
+// process (other processes' files are never touched) and not *.prom, which the collector reads.
+std::string textfile_temp_path(const std::string& dir);
+// Replaces DIR/ibsetup.prom with text atomically: the temporary file (O_EXCL, mode 0644 whatever
+// the umask), fsync, rename, fsync of DIR. Throws EnvironmentError naming the file and the
+// reason; the temporary file is gone again on every error.
+void write_textfile(const std::string& dir, const std::string& text);
 
 }  // namespace ibsetup::check
 #pragma GCC visibility pop

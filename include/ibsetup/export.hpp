@@ -6,7 +6,7 @@
 // - IBSETUP_EXPORT marks a single declaration outside those headers that another part of the
 //   project needs (the CLI and the NetworkManager plugin link the shared library).
 // The linker version script (src/libibsetup.map.in) then gives every exported ibsetup:: symbol
-// the version node IBSETUP_0.1 and keeps everything else local; scripts/abi compares the
+// the version node IBSETUP_1.0 and keeps everything else local; scripts/abi compares the
 // result with the baseline in abi/ (README, "Library").
 #pragma once
 

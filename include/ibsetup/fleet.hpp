@@ -109,5 +109,12 @@ std::string fleet_to_text(const FleetSummary& summary);
 // The summary as one JSON document (schema in README, "Fleet report").
 std::string fleet_to_json(const FleetSummary& summary);
 
+// The summary as Prometheus text exposition (format 0.0.4; names in README, "Prometheus
+// metrics"): host counts by outcome, by failing or warning check id, by firmware version and
+// by port rate, and each host's verdict; every family a gauge, sorted and byte-stable.
+// now_s stamps ibsetup_fleet_timestamp_seconds (the one-argument form: the current time).
+std::string fleet_to_metrics(const FleetSummary& summary);
+std::string fleet_to_metrics(const FleetSummary& summary, double now_s);
+
 }  // namespace ibsetup::check
 #pragma GCC visibility pop

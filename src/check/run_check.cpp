@@ -75,6 +75,7 @@ public:
     return m_ms - std::chrono::duration<double, std::milli>(Clock::now() - m_start).count();
   }
   bool spent() const { return left_ms() <= 0; }
+  double elapsed_s() const { return std::chrono::duration<double>(Clock::now() - m_start).count(); }
 
 private:
   Clock::time_point m_start;
@@ -88,10 +89,10 @@ void append(std::vector<Result>& to, std::vector<Result> from)
 
 // The checks after the profile is loaded; false when the budget ran out between two steps.
 bool judge(const CheckOptions& options, const CheckHooks& hooks, const profile::ResolvedNode& node,
-           const Budget& budget, Report& report)
+           const Budget& budget, Report& report, std::optional<inventory::Host>& seen)
 {
   const bool counters = options.counters || !node.checks.counter_max.empty();
-  const auto host = observe(options, hooks, node, counters);
+  const auto& host = seen.emplace(observe(options, hooks, node, counters));
   if (budget.spent()) {
     return false;
   }
@@ -230,6 +231,13 @@ Report timeout_report(const std::string& host, double timeout_s, bool profile_lo
 
 std::string format_report(const Report& report, const std::string& format)
 {
+  if (format == "openmetrics") {
+    CheckOutcome outcome;
+    outcome.report = report;
+    outcome.finished_s =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return outcome_to_metrics(outcome);
+  }
   return format == "json"  ? report_to_json(report)
          : format == "nhc" ? report_to_nhc(report)
                            : report_to_text(report);
@@ -256,10 +264,14 @@ CheckOutcome run_check(const CheckOptions& options, const CheckHooks& hooks)
     hooks.loaded();
   }
   out.report.host = node.host;
-  if (budget.spent() || !judge(options, hooks, node, budget, out.report)) {
+  if (budget.spent() || !judge(options, hooks, node, budget, out.report, out.host)) {
     out.report = timeout_report(node.host, options.timeout_s, true);
     out.timed_out = true;
+    out.host.reset();
   }
+  out.duration_s = budget.elapsed_s();
+  out.finished_s =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   if (hooks.verdict) {
     hooks.verdict(out);
   }

@@ -1,6 +1,7 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/textfile.hpp"
 #include "common/strings.hpp"
 #include "check/slurm.hpp"
 
@@ -12,6 +13,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -126,7 +128,7 @@ CheckCommands::CheckCommands(CLI::App& app)
   m_check->add_option("--inventory", m_inventory,
                       "Check a saved `ibsetup inspect --json` instead of this host");
   m_check->add_flag("--json", m_json, "Print the results as JSON (same as --format json)");
-  m_check->add_option("--format", m_format, "text (default), json or nhc");
+  m_check->add_option("--format", m_format, "text (default), json, nhc or openmetrics");
   m_check->add_option("--disable", m_disable, "Skip a check id or group (repeatable)");
   m_check->add_option("--warn", m_warn, "Report a check id or group as a warning only");
   m_check->add_option("--timeout", m_timeout_s,
@@ -160,6 +162,9 @@ CheckCommands::CheckCommands(CLI::App& app)
   m_check->add_flag("--counters", m_counters,
                     "Read port error counters (automatic when the profile sets thresholds)");
   m_check->add_flag("-q,--quiet", m_quiet, "Do not print the profile's warnings");
+  m_check->add_option("--textfile-dir", m_textfile_dir,
+                      "Also write the metrics (openmetrics) to DIR/ibsetup.prom, atomically, "
+                      "for node_exporter's textfile collector");
 }
 
 int CheckCommands::run()
@@ -196,8 +201,8 @@ int CheckCommands::check()
     }
     m_format = "json";
   }
-  if (m_format != "text" && m_format != "json" && m_format != "nhc") {
-    throw Error(ErrorKind::usage, "--format must be text, json or nhc");
+  if (m_format != "text" && m_format != "json" && m_format != "nhc" && m_format != "openmetrics") {
+    throw Error(ErrorKind::usage, "--format must be text, json, nhc or openmetrics");
   }
   for (const auto* list : {&m_disable, &m_warn}) {
     for (const auto& id : *list) {
@@ -214,6 +219,14 @@ int CheckCommands::check()
     throw Error(ErrorKind::usage, "--peer-timeout-ms must be 1 to 600000 (0: the profile's)");
   }
   validate_perf_options();
+  // Refused before the check runs: a timer's misconfiguration is not a node's failure.
+  struct stat dir {};
+  if (!m_textfile_dir.empty() && stat(m_textfile_dir.c_str(), &dir) != 0) {
+    throw EnvironmentError("--textfile-dir " + m_textfile_dir + ": " + std::strerror(errno));
+  }
+  if (!m_textfile_dir.empty() && !S_ISDIR(dir.st_mode)) {
+    throw EnvironmentError("--textfile-dir " + m_textfile_dir + ": not a directory");
+  }
   check::CheckOptions o;
   o.profile_file = m_file;
   o.node = m_node;
@@ -241,9 +254,35 @@ int CheckCommands::check()
   // Armed before the profile is read: a profile on a hung file system, or one that is slow
   // to parse, must not outlive --timeout either.
   std::atomic<bool> loaded{false};
+  // The metrics go to the textfile whatever --format prints; a failed write is reported once
+  // Slurm has been told (the verdict matters more than the metrics).
+  std::string textfile_error;
+  const auto started = std::chrono::steady_clock::now();
+  const auto emit = [&](const check::CheckOutcome& outcome) {
+    std::cout << (m_format == "openmetrics" ? check::outcome_to_metrics(outcome)
+                                            : check::format_report(outcome.report, m_format))
+              << std::flush;
+    if (!m_textfile_dir.empty()) {
+      try {
+        write_textfile(m_textfile_dir, check::outcome_to_metrics(outcome));
+      } catch (const Error& e) {
+        textfile_error = e.what();
+      }
+    }
+  };
   Watchdog watchdog(m_timeout_s, [&] {
-    const auto r = check::timeout_report(node_name, m_timeout_s, loaded);
-    std::cout << check::format_report(r, m_format) << std::flush;
+    check::CheckOutcome timed_out;
+    timed_out.report = check::timeout_report(node_name, m_timeout_s, loaded);
+    timed_out.timed_out = true;
+    timed_out.duration_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    timed_out.finished_s =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    emit(timed_out);
+    if (!textfile_error.empty()) {
+      std::cerr << "ibsetup: error: " << util::escape_text(textfile_error) << '\n';
+    }
+    const auto& r = timed_out.report;
     if (m_slurm_drain) {
       // A hung check is a node to take out of service, like a failed one.
       print_slurm(check::slurm_update(r, slurm_node, m_scontrol, std::chrono::seconds(5)));
@@ -257,7 +296,7 @@ int CheckCommands::check()
     // watchdog (that would print a second, contradicting report).
     watchdog.disarm();
     print_warnings(outcome.warnings, m_quiet);
-    std::cout << check::format_report(outcome.report, m_format) << std::flush;
+    emit(outcome);
   };
   const auto outcome = check::run_check(o, hooks);
   if (outcome.slurm) {
@@ -265,6 +304,9 @@ int CheckCommands::check()
     if (!outcome.slurm->error.empty()) {
       return exit_code(outcome.report.ok() ? ErrorKind::environment : ErrorKind::check_failed);
     }
+  }
+  if (!textfile_error.empty()) {
+    throw EnvironmentError(textfile_error);
   }
   return outcome.report.ok() ? 0 : exit_code(ErrorKind::check_failed);
 }

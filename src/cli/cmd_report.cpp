@@ -75,13 +75,23 @@ ReportCommands::ReportCommands(CLI::App& app)
                        "from the input did not answer");
   m_report->add_option("--profile", m_profile,
                        "Cluster profile whose hosts must all answer (with --expect: both)");
-  m_report->add_flag("--json", m_json, "Print the summary as JSON");
+  m_report->add_flag("--json", m_json, "Print the summary as JSON (same as --format json)");
+  m_report->add_option("--format", m_format, "text (default), json or openmetrics");
 }
 
 int ReportCommands::run()
 {
   if (!*m_report) {
     return -1;
+  }
+  if (m_json) {
+    if (m_report->count("--format") > 0 && m_format != "json") {
+      throw Error(ErrorKind::usage, "--json and --format " + m_format + " disagree; give one");
+    }
+    m_format = "json";
+  }
+  if (m_format != "text" && m_format != "json" && m_format != "openmetrics") {
+    throw Error(ErrorKind::usage, "--format must be text, json or openmetrics");
   }
   std::vector<std::string> expected;
   if (!m_expect.empty()) {
@@ -116,7 +126,9 @@ int ReportCommands::run()
   const size_t hosts = input.hosts.size();
   try {
     const auto summary = check::summarize_fleet(input, expected);
-    std::cout << (m_json ? check::fleet_to_json(summary) : check::fleet_to_text(summary));
+    std::cout << (m_format == "json"          ? check::fleet_to_json(summary)
+                  : m_format == "openmetrics" ? check::fleet_to_metrics(summary)
+                                              : check::fleet_to_text(summary));
     return summary.ok() ? 0 : exit_code(ErrorKind::check_failed);
   } catch (const std::bad_alloc&) {
     input = check::FleetInput();

@@ -170,6 +170,7 @@ private:
   bool m_loopback = false;
   std::vector<std::string> m_perf_peers;
   check::PerfOptions m_perf;
+  std::string m_textfile_dir;  // --textfile-dir: metrics for node_exporter
 };
 
 // report: many hosts' check --json lines summed up for the cluster
@@ -184,6 +185,7 @@ private:
   std::string m_expect;
   std::string m_profile;
   bool m_json = false;
+  std::string m_format = "text";  // text, json or openmetrics
 };
 
 }  // namespace ibsetup::cli

@@ -9,7 +9,7 @@
 set -uo pipefail
 library=$1 map=$2 objects=$3 src=$4
 abi="$src/scripts/abi"
-for tool in abidw abidiff nm c++; do
+for tool in abidw abidiff nm objdump c++; do
   command -v "$tool" >/dev/null 2>&1 || { echo "SKIPPED: no $tool"; exit 77; }
 done
 work=$(mktemp -d)
@@ -17,7 +17,7 @@ trap 'rm -rf "$work"' EXIT
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-# The CLI's internals get the private node, not IBSETUP_0.1 (where both nodes' patterns
+# The CLI's internals get the private node, not the public node (where both nodes' patterns
 # match, the version script relies on the linker taking the last node).
 escape=$(nm -D --defined-only -C "$library" | grep -E 'ibsetup::util::escape_text(\[|\()' || true)
 grep -q '@@IBSETUP_PRIVATE_' <<<"$escape" ||
@@ -33,9 +33,13 @@ sed "0,/^  local:/s//  local:\n    extern \"C++\" { \"$victim\"; };/" "$map" >"$
 relink() {  # SONAME OUTPUT: the objects again, with the doctored version script
   c++ -shared -o "$2" -Wl,-soname,"$1" -Wl,--version-script="$work/doctored.map" "${objs[@]}"
 }
-relink libibsetup.so.0 "$work/libibsetup.so.0" || { echo "FAIL: relink"; exit 1; }
-relink libibsetup.so.1 "$work/libibsetup.so.1" || { echo "FAIL: relink"; exit 1; }
-if nm -D --defined-only -C "$work/libibsetup.so.0" | grep -qF "$victim"; then
+# The library's own soname, and the next one.
+same=$(objdump -p "$library" | awk '$1 == "SONAME" { print $2 }')
+case "$same" in libibsetup.so.[0-9]*) ;; *) echo "FAIL: $library has soname '$same'"; exit 1 ;; esac
+next="libibsetup.so.$((${same##*.} + 1))"
+relink "$same" "$work/$same" || { echo "FAIL: relink"; exit 1; }
+relink "$next" "$work/$next" || { echo "FAIL: relink"; exit 1; }
+if nm -D --defined-only -C "$work/$same" | grep -qF "$victim"; then
   fail "the doctored library still exports $victim"
 fi
 
@@ -48,7 +52,7 @@ rc=$?
 [ "$rc" = 0 ] || fail "the library against its own dump: exit $rc, expected 0: $out"
 
 # One public function less under the same soname: incompatible, and the report names it.
-out=$("$abi" check --library "$work/libibsetup.so.0" --baseline "$work/base.abi" 2>&1)
+out=$("$abi" check --library "$work/$same" --baseline "$work/base.abi" 2>&1)
 rc=$?
 [ "$rc" = 1 ] || fail "removed function: exit $rc, expected 1"
 grep -q 'expand_hostlist' <<<"$out" || fail "removed function: the report does not name it: $out"
@@ -57,10 +61,10 @@ echo "removed function, what the check said:"
 grep -e 'Removed' -e 'expand_hostlist' -e '^abi:' <<<"$out"
 
 # The same break with the soname bumped: passes, and says to update the baseline.
-out=$("$abi" check --library "$work/libibsetup.so.1" --baseline "$work/base.abi" 2>&1)
+out=$("$abi" check --library "$work/$next" --baseline "$work/base.abi" 2>&1)
 rc=$?
 [ "$rc" = 0 ] || fail "bumped soname: exit $rc, expected 0: $out"
-grep -q 'libibsetup.so.0 -> libibsetup.so.1' <<<"$out" || fail "bumped soname: message: $out"
+grep -qF "$same -> $next" <<<"$out" || fail "bumped soname: message: $out"
 
 [ "$failures" = 0 ] && echo "abi removal: all cases pass"
 [ "$failures" = 0 ]

@@ -64,7 +64,8 @@ if [ ! -e /etc/ibsetup/cluster.yaml ]; then
 fi
 complete_case backend 'netlink networkmanager' apply "$lab" --backend n
 complete_case render-format 'hosts ifcfg nm-keyfile udev' render "$lab" --format ''
-complete_case check-format 'json nhc text' check "$lab" --format ''
+complete_case check-format 'json nhc openmetrics text' check "$lab" --format ''
+complete_case report-format 'json openmetrics text' report --format ''
 complete_case partitions-format 'opensm ufm' partitions "$lab" --format ''
 complete_case value-without-completion '' apply "$lab" --wait ''
 complete_case profile-file "$lab" validate "${lab%.yaml}"

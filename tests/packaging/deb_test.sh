@@ -7,7 +7,7 @@
 # CI builds with DEB_BUILD_OPTIONS=nocheck (the unit tests already ran in this ctest run); a
 # real build runs them in dh_auto_test (ctest -L unit). Maintainer scripts are not run in the
 # scratch root (it has no shell): dpkg-deb -x only. The installed binary runs with the host's
-# loader and libraries plus LD_LIBRARY_PATH for libibsetup.so.0 from the scratch root.
+# loader and libraries plus LD_LIBRARY_PATH for libibsetup.so.1 from the scratch root.
 # Exit 77 when dpkg-buildpackage, debhelper or lintian is missing (scripts/deps.sh installs them).
 # Usage: deb_test.sh SOURCE_DIR
 set -euo pipefail
@@ -51,7 +51,7 @@ fi
 ok "dpkg-buildpackage -us -uc -b in $((SECONDS - start)) s"
 arch=$(dpkg --print-architecture)
 deb() { echo "$tmp/${1}_${deb_version}_$arch.deb"; }
-for p in ibsetup ibsetup-nm libibsetup0 libibsetup-dev; do
+for p in ibsetup ibsetup-nm libibsetup1 libibsetup-dev; do
   [ -f "$(deb "$p")" ] || bad "package $p was not built"
 done
 [ "$fails" -eq 0 ] || exit 1
@@ -81,11 +81,13 @@ has ibsetup /usr/share/ibsetup/templates/ifcfg-ib
 has ibsetup /usr/share/bash-completion/completions/ibsetup
 has ibsetup /lib/systemd/system/ibsetup.service
 has ibsetup /lib/systemd/system/ibsetup-responder.service
+has ibsetup /lib/systemd/system/ibsetup-metrics.service
+has ibsetup /lib/systemd/system/ibsetup-metrics.timer
 lacks ibsetup 'ibsetup-nm\.so|/usr/include|libibsetup\.so'
 has ibsetup-nm "/usr/lib/$multiarch/ibsetup/ibsetup-nm.so"
-has libibsetup0 "/usr/lib/$multiarch/libibsetup.so.0"
-has libibsetup0 "/usr/lib/$multiarch/libibsetup.so.0.[0-9.]+"
-lacks libibsetup0 'libibsetup\.so$|/usr/include'
+has libibsetup1 "/usr/lib/$multiarch/libibsetup.so.1"
+has libibsetup1 "/usr/lib/$multiarch/libibsetup.so.1.[0-9.]+"
+lacks libibsetup1 'libibsetup\.so$|/usr/include'
 has libibsetup-dev /usr/include/ibsetup/profile.hpp
 has libibsetup-dev "/usr/lib/$multiarch/libibsetup.so"
 has libibsetup-dev "/usr/lib/$multiarch/pkgconfig/ibsetup.pc"
@@ -93,7 +95,7 @@ has libibsetup-dev "/usr/lib/$multiarch/cmake/ibsetup/ibsetupConfig.cmake"
 field() { dpkg-deb -f "$(deb "$1")" "$2"; }
 grep -q 'rdma-core' <<<"$(field ibsetup Depends)" && ok "ibsetup depends on rdma-core" ||
   bad "ibsetup Depends: $(field ibsetup Depends)"
-grep -q 'libibsetup0 (= ' <<<"$(field ibsetup Depends)" && ok "ibsetup depends on libibsetup0 =" ||
+grep -q 'libibsetup1 (= ' <<<"$(field ibsetup Depends)" && ok "ibsetup depends on libibsetup1 =" ||
   bad "ibsetup Depends: $(field ibsetup Depends)"
 grep -q 'mstflint' <<<"$(field ibsetup Recommends)" && grep -q 'ibsetup-nm' <<<"$(field ibsetup Recommends)" &&
   ok "ibsetup recommends $(field ibsetup Recommends)" || bad "ibsetup Recommends: $(field ibsetup Recommends)"
@@ -135,7 +137,7 @@ fi
 # preinst, chrooted into a root without a shell; --force-script-chrootless would run the
 # maintainer scripts on this host. dpkg-deb -x installs the files only.)
 root=$tmp/root
-for p in libibsetup0 ibsetup ibsetup-nm libibsetup-dev; do
+for p in libibsetup1 ibsetup ibsetup-nm libibsetup-dev; do
   if dpkg-deb -x "$(deb "$p")" "$root"; then ok "dpkg-deb -x $p"; else bad "dpkg-deb -x $p"; fi
 done
 lib=$root/usr/lib/$multiarch
@@ -146,10 +148,10 @@ else
   bad "installed ibsetup --version: $out"
 fi
 # The library looks for the plugin where ibsetup-nm installs it.
-if grep -qaF "/usr/lib/$multiarch/ibsetup" "$lib/libibsetup.so.0"; then
+if grep -qaF "/usr/lib/$multiarch/ibsetup" "$lib/libibsetup.so.1"; then
   ok "libibsetup's plugin directory is /usr/lib/$multiarch/ibsetup"
 else
-  bad "libibsetup.so.0 does not name /usr/lib/$multiarch/ibsetup as its plugin directory"
+  bad "libibsetup.so.1 does not name /usr/lib/$multiarch/ibsetup as its plugin directory"
 fi
 render_installed "$root/usr/sbin" "$lib" "$root/usr/share/ibsetup/profiles/example.yaml" cn001 \
   ibsetup-ib0.8001.nmconnection \

@@ -1,6 +1,6 @@
 #!/bin/bash
 # `cmake --install` of the build tree into a scratch directory, then: the files a package
-# ships are there; libibsetup is a shared library with soname libibsetup.so.0 that the CLI and
+# ships are there; libibsetup is a shared library with soname libibsetup.so.1 that the CLI and
 # the NetworkManager plugin link, and the CLI does not link libnm; the installed ibsetup runs
 # (--version) and loads the installed plugin (renders a keyfile); and a program outside the
 # project builds and runs against the install, once through pkg-config (ibsetup.pc) and once
@@ -33,7 +33,7 @@ for f in sbin/ibsetup include/ibsetup/profile.hpp share/man/man8/ibsetup.8 \
   share/ibsetup/profiles/example.yaml share/bash-completion/completions/ibsetup; do
   if [ -e "$p/$f" ]; then ok "installed $f"; else bad "missing $f"; fi
 done
-for f in libibsetup.so.0 libibsetup.so ibsetup/ibsetup-nm.so pkgconfig/ibsetup.pc \
+for f in libibsetup.so.1 libibsetup.so ibsetup/ibsetup-nm.so pkgconfig/ibsetup.pc \
   cmake/ibsetup/ibsetupConfig.cmake cmake/ibsetup/ibsetupConfigVersion.cmake; do
   if [ -e "$lib/$f" ]; then ok "installed $libdir/$f"; else bad "missing $libdir/$f"; fi
 done
@@ -42,11 +42,13 @@ needs() { grep -q "$2" <<<"$(objdump -p "$1" | awk '$1 == "NEEDED" {print $2}')"
 soname() { objdump -p "$1" | awk '$1 == "SONAME" {print $2}'; }
 check "installed ibsetup.service" found ibsetup.service
 check "installed ibsetup-responder.service" found ibsetup-responder.service
+check "installed ibsetup-metrics.service" found ibsetup-metrics.service
+check "installed ibsetup-metrics.timer" found ibsetup-metrics.timer
 check "installed cluster.yaml.example" found cluster.yaml.example
-check "soname libibsetup.so.0" test "$(soname "$lib/libibsetup.so.0")" = libibsetup.so.0
-check "ibsetup links libibsetup.so.0" needs "$p/sbin/ibsetup" '^libibsetup\.so\.0$'
+check "soname libibsetup.so.1" test "$(soname "$lib/libibsetup.so.1")" = libibsetup.so.1
+check "ibsetup links libibsetup.so.1" needs "$p/sbin/ibsetup" '^libibsetup\.so\.1$'
 check "ibsetup does not link libnm (only the plugin does)" ! needs "$p/sbin/ibsetup" '^libnm'
-check "plugin links libibsetup.so.0" needs "$lib/ibsetup/ibsetup-nm.so" '^libibsetup\.so\.0$'
+check "plugin links libibsetup.so.1" needs "$lib/ibsetup/ibsetup-nm.so" '^libibsetup\.so\.1$'
 check "plugin links libnm" needs "$lib/ibsetup/ibsetup-nm.so" '^libnm'
 rpath=$(grep -E 'R(UN)?PATH' <<<"$(objdump -p "$p/sbin/ibsetup")" || true)
 if grep -qF "$build" <<<"$rpath"; then

@@ -8,7 +8,7 @@
 # cmake-rpm-macros. CI builds with --nocheck --without check (the unit tests already ran in
 # this ctest run); a real build runs them in %check. The scratch root has no shell, so rpm
 # runs no scriptlets there (--noscripts), and no libraries: the installed binary runs with the
-# host's loader and libraries plus LD_LIBRARY_PATH=ROOT/usr/lib64 for libibsetup.so.0 (the
+# host's loader and libraries plus LD_LIBRARY_PATH=ROOT/usr/lib64 for libibsetup.so.1 (the
 # packages were built against this host's libraries).
 # Exit 77 when rpmbuild or rpmlint is missing (scripts/deps.sh installs them).
 # Usage: rpm_test.sh SOURCE_DIR
@@ -67,8 +67,8 @@ lacks() { # lacks PACKAGE PATH-REGEX
   fi
 }
 has "$main" /usr/sbin/ibsetup
-has "$libs" '/usr/lib64/libibsetup\.so\.0'
-has "$libs" '/usr/lib64/libibsetup\.so\.0\.[0-9.]+'
+has "$libs" '/usr/lib64/libibsetup\.so\.1'
+has "$libs" '/usr/lib64/libibsetup\.so\.1\.[0-9.]+'
 has "$main" '/usr/share/man/man8/ibsetup\.8.*'
 has "$main" '/usr/share/man/man5/ibsetup-profile\.5.*'
 has "$main" /etc/ibsetup
@@ -79,6 +79,8 @@ has "$main" /usr/share/ibsetup/templates/ifcfg-ib-child
 has "$main" /usr/share/bash-completion/completions/ibsetup
 has "$main" /usr/lib/systemd/system/ibsetup.service
 has "$main" /usr/lib/systemd/system/ibsetup-responder.service
+has "$main" /usr/lib/systemd/system/ibsetup-metrics.service
+has "$main" /usr/lib/systemd/system/ibsetup-metrics.timer
 lacks "$main" 'ibsetup-nm\.so|/usr/include|libibsetup\.so|\.pc$|/cmake/'
 lacks "$libs" '/usr/sbin|/etc|/usr/share|ibsetup-nm\.so|libibsetup\.so$'
 has "$nm" /usr/lib64/ibsetup/ibsetup-nm.so
@@ -86,7 +88,7 @@ has "$devel" /usr/include/ibsetup/profile.hpp
 has "$devel" /usr/lib64/libibsetup.so
 has "$devel" /usr/lib64/pkgconfig/ibsetup.pc
 has "$devel" /usr/lib64/cmake/ibsetup/ibsetupConfig.cmake
-lacks "$devel" 'libibsetup\.so\.0'
+lacks "$devel" 'libibsetup\.so\.1'
 for f in "$main" "$libs" "$nm" "$devel"; do
   lacks "$f" "$top|/usr/local"
 done
@@ -109,8 +111,8 @@ grep -q '^NetworkManager' <<<"$(rpm -qp --recommends "$nm" 2>/dev/null)" &&
   ok "ibsetup-nm recommends NetworkManager" || bad "no Recommends: NetworkManager"
 grep -q '^ibsetup(x86-64) = ' <<<"$(rpm -qp --requires "$nm" 2>/dev/null)" &&
   ok "ibsetup-nm requires the same ibsetup" || bad "ibsetup-nm does not require ibsetup = V-R"
-grep -q 'libibsetup.so.0' <<<"$(rpm -qp --provides "$libs" 2>/dev/null)" &&
-  ok "ibsetup-libs provides libibsetup.so.0" || bad "ibsetup-libs does not provide libibsetup.so.0"
+grep -q 'libibsetup.so.1' <<<"$(rpm -qp --provides "$libs" 2>/dev/null)" &&
+  ok "ibsetup-libs provides libibsetup.so.1" || bad "ibsetup-libs does not provide libibsetup.so.1"
 grep -q '^ibsetup-libs(x86-64) = ' <<<"$deps" && ok "ibsetup requires the same ibsetup-libs" ||
   bad "ibsetup does not require ibsetup-libs = V-R"
 grep -q '^ibsetup-libs(x86-64) = ' <<<"$(rpm -qp --requires "$devel" 2>/dev/null)" &&
@@ -156,9 +158,9 @@ lint() { # lint NAME FILE...
 lint "ibsetup.spec and the packages" "$spec" "${rpms[@]}"
 # Shared libraries keep their executable bit (EL packaging; rpmlint shared-library-not-executable).
 mode=$(rpm -qp --qf '[%{FILENAMES} %{FILEMODES:perms}\n]' "$libs" 2>/dev/null |
-  awk '$1 ~ /libibsetup\.so\.0\.[0-9.]+$/ {print $2}')
+  awk '$1 ~ /libibsetup\.so\.1\.[0-9.]+$/ {print $2}')
 check_mode() { [ "$mode" = "-rwxr-xr-x" ]; }
-if check_mode; then ok "libibsetup.so.0.* is $mode"; else bad "libibsetup.so.0.* is '$mode'"; fi
+if check_mode; then ok "libibsetup.so.1.* is $mode"; else bad "libibsetup.so.1.* is '$mode'"; fi
 
 # Install into a scratch root and run the installed ibsetup.
 root=$tmp/root
@@ -176,10 +178,10 @@ else
   bad "installed ibsetup --version: $out"
 fi
 # The library looks for the plugin where ibsetup-nm installs it.
-if grep -qaF /usr/lib64/ibsetup "$root/usr/lib64/libibsetup.so.0"; then
+if grep -qaF /usr/lib64/ibsetup "$root/usr/lib64/libibsetup.so.1"; then
   ok "libibsetup's plugin directory is /usr/lib64/ibsetup"
 else
-  bad "libibsetup.so.0 does not name /usr/lib64/ibsetup as its plugin directory"
+  bad "libibsetup.so.1 does not name /usr/lib64/ibsetup as its plugin directory"
 fi
 render_installed "$root/usr/sbin" "$root/usr/lib64" "$root/usr/share/ibsetup/profiles/example.yaml" \
   cn001 ibsetup-ib0.8001.nmconnection \

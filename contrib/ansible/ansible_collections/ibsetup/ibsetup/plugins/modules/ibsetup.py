@@ -1,0 +1,447 @@
+# -*- coding: utf-8 -*-
+# Ansible module for ibsetup: plan/apply/check a node against a cluster profile.
+# Part of ibsetup (contrib/ansible); the license is the project's (see its README).
+
+# Runs on the managed node with its Python: Rocky 8's platform-python is 3.6, so no f-strings
+# past what 3.6 has and nothing newer than the standard library and ansible.module_utils.
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: ibsetup
+short_description: Configure IP over InfiniBand on a node with ibsetup
+description:
+  - Brings the node's IPoIB interfaces (MTU, addresses, P_Key children, modes, link state and
+    the HCAs' firmware link types) to what a cluster profile declares, by running
+    C(ibsetup apply --json) on the managed node.
+  - In check mode it runs C(ibsetup plan --json) instead, reports whether anything would change
+    and, with C(--diff), the planned actions; nothing is changed.
+  - With I(state=checked) it runs C(ibsetup check --json) (the pre-flight checks used before MPI
+    jobs) and fails the task when the node fails a check.
+  - ibsetup itself must be installed on the managed node; the module passes it an argument list,
+    never a shell command line.
+version_added: "0.1.0"
+author:
+  - ibsetup maintainers (!UNKNOWN)
+requirements:
+  - ibsetup on the managed node (the C(ibsetup) package, or I(executable))
+options:
+  profile:
+    description:
+      - Path of the cluster profile (YAML) on the managed node.
+    type: path
+    required: true
+  node:
+    description:
+      - Node name in the profile.
+      - Default is what ibsetup uses, the machine's short host name.
+    type: str
+  state:
+    description:
+      - C(applied) converges the node to the profile (C(ibsetup apply)); in check mode it only
+        plans (C(ibsetup plan)).
+      - C(checked) runs ibsetup's pre-flight checks (C(ibsetup check)) and changes nothing; the
+        task fails when the node fails.
+    type: str
+    choices: [applied, checked]
+    default: applied
+  backend:
+    description:
+      - How apply changes the host (C(--backend)). C(auto) uses NetworkManager when it runs,
+        else netlink.
+      - Only used with I(state=applied).
+    type: str
+    choices: [auto, networkmanager, netlink]
+    default: auto
+  prune:
+    description:
+      - Also delete P_Key children of declared interfaces that the profile does not declare
+        (C(--prune)).
+    type: bool
+    default: false
+  wait:
+    description:
+      - How long apply waits for another C(ibsetup apply) or C(ibsetup firmware --apply) on the
+        node to finish (C(--wait SECONDS)).
+      - A number of seconds, or C(true) for 300 seconds, or C(false) for 0 (fail at once when
+        another run holds the lock).
+    type: raw
+    default: 0
+  firmware:
+    description:
+      - Whether the HCAs' firmware link types (C(link_type) in the profile) are set too.
+        C(false) passes C(--no-firmware).
+      - When apply changes a link type the interfaces are left alone until the node reboots;
+        the module then returns I(reboot_required=true) and I(changed=true) without failing.
+    type: bool
+    default: true
+  lock_file:
+    description:
+      - The lock that allows one apply at a time (C(--lock-file)); ibsetup's default is
+        C(/run/ibsetup.lock).
+    type: path
+  disable:
+    description:
+      - Check ids or groups to skip with I(state=checked) (C(--disable), e.g. C(ip.peer) or
+        C(rdma)).
+    type: list
+    elements: str
+    default: []
+  executable:
+    description:
+      - Path of the ibsetup program. Default is C(ibsetup) found in C(PATH) or C(/usr/sbin).
+    type: path
+notes:
+  - Exit codes of ibsetup are returned as I(rc); a refused profile (exit 3), an apply that failed
+    and was rolled back (exit 7), a held lock (exit 8) or a failed check (exit 5) fail the task
+    with ibsetup's own messages in I(msg).
+  - Needs root on the managed node (C(become)) for I(state=applied) without check mode.
+attributes:
+  check_mode:
+    description: Runs C(ibsetup plan) instead of C(ibsetup apply); I(state=checked) changes
+      nothing in any mode.
+    support: full
+  diff_mode:
+    description: Returns the planned (check mode) or applied actions as a prepared diff.
+    support: full
+'''
+
+EXAMPLES = r'''
+- name: Configure IPoIB on the compute nodes, a few at a time
+  hosts: compute
+  become: true
+  serial: 16
+  tasks:
+    - name: Bring IPoIB to the cluster profile
+      ibsetup.ibsetup.ibsetup:
+        profile: /etc/ibsetup/cluster.yaml
+        backend: networkmanager
+        wait: 60
+      register: ib
+
+    - name: Reboot when a firmware link type changed
+      ansible.builtin.reboot:
+      when: ib.reboot_required
+
+    - name: Apply again after the reboot (the interfaces were left alone)
+      ibsetup.ibsetup.ibsetup:
+        profile: /etc/ibsetup/cluster.yaml
+        backend: networkmanager
+      when: ib.reboot_required
+
+    - name: Fail the node when the fabric is not healthy
+      ibsetup.ibsetup.ibsetup:
+        profile: /etc/ibsetup/cluster.yaml
+        state: checked
+        disable: [rdma]
+
+- name: Preview the changes without making them
+  ibsetup.ibsetup.ibsetup:
+    profile: /etc/ibsetup/cluster.yaml
+    node: cn017
+  check_mode: true
+  diff: true
+'''
+
+RETURN = r'''
+rc:
+  description: ibsetup's exit code (0 success, 3 invalid input, 5 a check failed, 7 apply
+    failed and was rolled back, 8 lock held, 9 reboot required; see ibsetup(8)).
+  returned: always
+  type: int
+  sample: 0
+cmd:
+  description: The argument list ibsetup was run with.
+  returned: always
+  type: list
+  elements: str
+  sample: [/usr/sbin/ibsetup, apply, /etc/ibsetup/cluster.yaml, --json, --backend, auto]
+node:
+  description: The node name ibsetup resolved (its C(host) field).
+  returned: when ibsetup printed JSON
+  type: str
+  sample: cn017
+plan:
+  description: C(ibsetup plan --json), the actions apply would take (check mode).
+  returned: check mode with state=applied
+  type: dict
+  sample: {"host": "cn017", "changes": 1, "errors": [], "warnings": [],
+           "actions": [{"op": "set_mtu", "interface": "ib0", "text": "~ ib0 mtu 2044 -> 4092",
+                        "from": 2044, "to": 4092}]}
+report:
+  description: C(ibsetup apply --json), what apply did (C(done)), what it rolled back and why.
+  returned: state=applied, not in check mode, when apply got as far as the interfaces
+  type: dict
+  sample: {"host": "cn017", "backend": "netlink", "ok": true, "changes": 1,
+           "done": ["~ ib0 mtu 2044 -> 4092"], "rollback": [], "not_converged": [],
+           "failure": null}
+firmware:
+  description: The firmware link-type step of apply (C(ibsetup firmware --json)'s shape), when
+    apply set link types.
+  returned: when apply changed or tried to change firmware link types
+  type: dict
+reboot_required:
+  description: A firmware link type was changed and takes effect at the next boot; the
+    interfaces were not changed (exit 9). Run the module again after the reboot.
+  returned: state=applied, not in check mode
+  type: bool
+  sample: false
+check:
+  description: C(ibsetup check --json), every check result with its status, expected and
+    observed values.
+  returned: state=checked
+  type: dict
+  sample: {"host": "cn017", "ok": false, "checks": [{"id": "ipoib.up", "subject": "ib0",
+           "status": "fail", "expected": "up with carrier", "observed": "down",
+           "message": "ib0: not up with carrier (down)"}]}
+failed_checks:
+  description: The messages of the checks that failed.
+  returned: state=checked
+  type: list
+  elements: str
+  sample: ["ib0: not up with carrier (down)"]
+stdout:
+  description: ibsetup's standard output.
+  returned: always
+  type: str
+stderr:
+  description: ibsetup's standard error (warnings and errors).
+  returned: always
+  type: str
+'''
+
+import json
+
+from ansible.module_utils.basic import AnsibleModule
+
+# ibsetup's exit codes (README "Exit codes"); the module maps them to task outcomes.
+RC_OK = 0
+RC_CHECK_FAILED = 5
+RC_CHANGES_PENDING = 6
+RC_REBOOT_REQUIRED = 9
+WAIT_TRUE_SECONDS = 300
+
+
+def json_documents(text):
+    """Every JSON object ibsetup printed: apply prints the firmware step's object before the
+    interfaces' report when it set link types, so stdout may hold more than one."""
+    decoder = json.JSONDecoder()
+    docs = []
+    pos = 0
+    text = text.strip()
+    while pos < len(text):
+        try:
+            doc, end = decoder.raw_decode(text, pos)
+        except ValueError:
+            break
+        if isinstance(doc, dict):
+            docs.append(doc)
+        pos = end
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+    return docs
+
+
+def wait_seconds(module, value):
+    if isinstance(value, bool):
+        return WAIT_TRUE_SECONDS if value else 0
+    text = str(value).strip().lower()
+    if text in ('true', 'yes', 'on'):
+        return WAIT_TRUE_SECONDS
+    if text in ('false', 'no', 'off'):
+        return 0
+    try:
+        seconds = int(text)
+    except ValueError:
+        module.fail_json(msg='wait: %r is neither a number of seconds nor a boolean' % (value,))
+    if seconds < 0:
+        module.fail_json(msg='wait: %d is negative' % seconds)
+    return seconds
+
+
+def error_messages(stderr, docs):
+    """ibsetup's own words for a failure: the JSON's errors and failure, then its error lines
+    on stderr (an invalid profile prints nothing on stdout, only FILE:LINE:COL lines)."""
+    out = []
+    for doc in docs:
+        for err in doc.get('errors') or []:
+            out.append(err)
+        if doc.get('failure'):
+            out.append('failure: %s' % doc['failure'])
+        for nc in doc.get('not_converged') or []:
+            out.append('not converged: %s' % nc)
+    for line in stderr.splitlines():
+        line = line.rstrip()
+        if not line or line.startswith('ibsetup: backend ') or 'warning:' in line:
+            continue
+        out.append(line)
+    seen = set()
+    unique = []
+    for m in out:
+        if m not in seen:
+            seen.add(m)
+            unique.append(m)
+    return unique
+
+
+def common_args(params):
+    args = []
+    if params['node']:
+        args += ['--node', params['node']]
+    return args
+
+
+def firmware_args(params):
+    return [] if params['firmware'] else ['--no-firmware']
+
+
+def prepared_diff(header, lines):
+    if not lines:
+        return {'prepared': ''}
+    return {'prepared': '%s\n%s\n' % (header, '\n'.join('  ' + l for l in lines))}
+
+
+class Runner(object):
+    def __init__(self, module, executable):
+        self.module = module
+        self.executable = executable
+        self.result = {'changed': False}
+
+    def run(self, args):
+        cmd = [self.executable] + args
+        # A list, so run_command execs ibsetup directly: no shell parses the profile path.
+        rc, stdout, stderr = self.module.run_command(cmd, check_rc=False)
+        self.result.update(rc=rc, cmd=cmd, stdout=stdout, stderr=stderr)
+        docs = json_documents(stdout)
+        for doc in docs:
+            if 'host' in doc:
+                self.result['node'] = doc['host']
+        return rc, docs, stderr
+
+    def fail(self, what, rc, docs, stderr):
+        messages = error_messages(stderr, docs)
+        text = '\n'.join(messages) if messages else 'no message'
+        self.module.fail_json(msg='ibsetup %s failed (exit %d): %s' % (what, rc, text),
+                              **self.result)
+
+    def warn(self, docs):
+        # Plan warnings are in the JSON; the profile's (FILE:LINE:COL: warning: ...) on stderr.
+        found = []
+        for doc in docs:
+            found += doc.get('warnings') or []
+        for line in self.result.get('stderr', '').splitlines():
+            if 'warning: ' in line:
+                found.append(line.replace('ibsetup: warning: ', '', 1))
+        seen = set()
+        for w in found:
+            if w not in seen:
+                seen.add(w)
+                self.module.warn('ibsetup: %s' % w)
+
+
+def do_plan(runner, params):
+    args = ['plan', params['profile'], '--json', '--detailed-exitcode']
+    args += common_args(params) + firmware_args(params)
+    if params['prune']:
+        args.append('--prune')
+    rc, docs, stderr = runner.run(args)
+    if rc not in (RC_OK, RC_CHANGES_PENDING) or not docs:
+        runner.fail('plan', rc, docs, stderr)
+    plan = docs[0]
+    runner.warn(docs)
+    lines = [a.get('text', a.get('op', '')) for a in plan.get('actions') or []]
+    # --detailed-exitcode also counts firmware link types, which plan's JSON does not list.
+    if rc == RC_CHANGES_PENDING and not lines:
+        lines = ['firmware link types differ from the profile (see ibsetup firmware)']
+    runner.result['plan'] = plan
+    runner.result['changed'] = rc == RC_CHANGES_PENDING
+    runner.result['diff'] = prepared_diff(
+        'plan for %s: %d changes' % (plan.get('host', ''), len(lines)), lines)
+
+
+def do_apply(runner, params):
+    args = ['apply', params['profile'], '--json', '--backend', params['backend']]
+    args += common_args(params) + firmware_args(params)
+    args += ['--wait', str(wait_seconds(runner.module, params['wait']))]
+    if params['prune']:
+        args.append('--prune')
+    if params['lock_file']:
+        args += ['--lock-file', params['lock_file']]
+    rc, docs, stderr = runner.run(args)
+    report = None
+    done = []
+    for doc in docs:
+        if 'backend' in doc:
+            report = doc
+            done += doc.get('done') or []
+        elif 'reboot_required' in doc:
+            runner.result['firmware'] = doc
+            done += ['firmware %s port %s: %s -> %s' % (d.get('device'), d.get('port'),
+                                                         d.get('from'), d.get('to'))
+                     for d in doc.get('done') or []]
+    runner.result['reboot_required'] = rc == RC_REBOOT_REQUIRED
+    if report is not None:
+        runner.result['report'] = report
+    runner.warn(docs)
+    if rc not in (RC_OK, RC_REBOOT_REQUIRED):
+        runner.fail('apply', rc, docs, stderr)
+    runner.result['changed'] = bool(done)
+    runner.result['diff'] = prepared_diff(
+        'applied on %s: %d changes' % (runner.result.get('node', ''), len(done)), done)
+
+
+def do_check(runner, params):
+    args = ['check', params['profile'], '--json'] + common_args(params)
+    for d in params['disable']:
+        args += ['--disable', d]
+    rc, docs, stderr = runner.run(args)
+    if rc not in (RC_OK, RC_CHECK_FAILED) or not docs:
+        runner.fail('check', rc, docs, stderr)
+    check = docs[0]
+    failed = [c.get('message', c.get('id', '')) for c in check.get('checks') or []
+              if c.get('status') == 'fail']
+    runner.result['check'] = check
+    runner.result['failed_checks'] = failed
+    if rc == RC_CHECK_FAILED or not check.get('ok', False):
+        runner.module.fail_json(
+            msg='ibsetup check failed on %s (exit %d): %s'
+                % (check.get('host', ''), rc, '; '.join(failed) or 'see check'),
+            **runner.result)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            profile=dict(type='path', required=True),
+            node=dict(type='str'),
+            state=dict(type='str', default='applied', choices=['applied', 'checked']),
+            backend=dict(type='str', default='auto',
+                         choices=['auto', 'networkmanager', 'netlink']),
+            prune=dict(type='bool', default=False),
+            wait=dict(type='raw', default=0),
+            firmware=dict(type='bool', default=True),
+            lock_file=dict(type='path'),
+            disable=dict(type='list', elements='str', default=[]),
+            executable=dict(type='path'),
+        ),
+        supports_check_mode=True,
+    )
+    params = module.params
+    executable = params['executable'] or module.get_bin_path(
+        'ibsetup', required=True, opt_dirs=['/usr/sbin', '/usr/local/sbin'])
+    runner = Runner(module, executable)
+    if params['state'] == 'checked':
+        do_check(runner, params)
+    elif module.check_mode:
+        do_plan(runner, params)
+    else:
+        do_apply(runner, params)
+    # Ansible fails any result whose rc is not 0 unless it says otherwise; ibsetup's 6 (changes
+    # pending, check mode) and 9 (reboot required) are successes.
+    runner.result['failed'] = False
+    module.exit_json(**runner.result)
+
+
+if __name__ == '__main__':
+    main()

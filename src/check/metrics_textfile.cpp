@@ -1,0 +1,111 @@
+// The textfile for node_exporter's textfile collector, replaced atomically: the collector may
+// read the directory at any moment and must see the old file or the new one, never half of one.
+#include <ibsetup/check.hpp>
+#include <ibsetup/error.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+namespace ibsetup::check {
+
+namespace {
+
+std::string join(const std::string& dir, const std::string& name)
+{
+  return !dir.empty() && dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+std::string why(const std::string& path, const char* what, int err)
+{
+  return path + ": " + what + ": " + std::strerror(err);
+}
+
+// Closes the file and removes it unless released: the temporary file of every early exit.
+class PendingFile {
+public:
+  explicit PendingFile(std::string path) : m_path(std::move(path)) {}
+  ~PendingFile()
+  {
+    if (m_fd >= 0) {
+      ::close(m_fd);
+    }
+    if (!m_released) {
+      ::unlink(m_path.c_str());
+    }
+  }
+  PendingFile(const PendingFile&) = delete;
+  PendingFile& operator=(const PendingFile&) = delete;
+
+  int m_fd = -1;
+  bool m_released = false;
+
+private:
+  std::string m_path;
+};
+
+}  // namespace
+
+std::string textfile_temp_path(const std::string& dir)
+{
+  return join(dir, std::string(".") + k_textfile_name + "." + std::to_string(::getpid()) + ".tmp");
+}
+
+void write_textfile(const std::string& dir, const std::string& text)
+{
+  const std::string temp = textfile_temp_path(dir);
+  const std::string target = join(dir, k_textfile_name);
+  // O_EXCL: a file of that name is a leftover of a process that had this pid and was killed;
+  // it is taken over only after it is known to be a plain file (not a link planted there).
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0 && errno == EEXIST) {
+    struct stat st {};
+    if (::lstat(temp.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      ::unlink(temp.c_str());
+    }
+    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+  }
+  if (fd < 0) {
+    throw EnvironmentError(why(temp, "cannot create", errno));
+  }
+  PendingFile pending(temp);
+  pending.m_fd = fd;
+  // The collector runs as another user: readable by all whatever the caller's umask.
+  if (::fchmod(fd, 0644) != 0) {
+    throw EnvironmentError(why(temp, "cannot set mode 0644", errno));
+  }
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      throw EnvironmentError(why(temp, "cannot write", n < 0 ? errno : ENOSPC));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    throw EnvironmentError(why(temp, "cannot write (fsync)", errno));
+  }
+  pending.m_fd = -1;
+  if (::close(fd) != 0) {
+    throw EnvironmentError(why(temp, "cannot write (close)", errno));
+  }
+  if (::rename(temp.c_str(), target.c_str()) != 0) {
+    throw EnvironmentError(why(target, "cannot replace", errno));
+  }
+  pending.m_released = true;
+  // The rename itself survives a crash only once the directory is synced; a failure here
+  // leaves a good file in place, so it is not an error.
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+}  // namespace ibsetup::check

@@ -1,0 +1,276 @@
+#!/bin/bash
+# The Ansible module (contrib/ansible) under a real ansible-playbook, against localhost with
+# connection local, run inside a throw-away network namespace where veth pairs named ib0/ib1
+# stand in for IPoIB interfaces (TESTING.md tiers 3 and 7). Offline: Ansible's state, temp and
+# home directories are under the test's temp directory. Needs root and ansible-playbook;
+# exits 77 otherwise.
+# Usage: ansible_module_test.sh IBSETUP SOURCE_DIR BUILD_DIR
+set -uo pipefail
+ibsetup=$1
+src=$2
+build=$3
+here="$src/tests/ansible"
+if [ "$(id -u)" != 0 ]; then
+  echo "ansible: skipped: needs root"
+  exit 77
+fi
+if ! command -v ansible-playbook >/dev/null 2>&1; then
+  echo "ansible: skipped: ansible-playbook not found (package ansible-core; scripts/deps.sh)"
+  exit 77
+fi
+ns="ibans$$"
+work=$(mktemp -d)
+cleanup() {
+  touch "$work/release"  # lets the lock holder of 3b go, should the test stop before
+  ip netns del "$ns" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+# shellcheck source=SCRIPTDIR/../scripts/expect.sh
+. "$src/tests/scripts/expect.sh"
+
+# Nothing read from or written to the user's Ansible setup: no ansible.cfg, no ~/.ansible.
+mkdir -p "$work/home"
+export HOME="$work/home" ANSIBLE_HOME="$work/home/.ansible" ANSIBLE_CONFIG="$work/ansible.cfg"
+export ANSIBLE_LOCAL_TEMP="$work/tmp" ANSIBLE_REMOTE_TEMP="$work/remote-tmp"
+export ANSIBLE_COLLECTIONS_PATH="$src/contrib/ansible" ANSIBLE_COLLECTIONS_SCAN_SYS_PATH=false
+export ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 ANSIBLE_RETRY_FILES_ENABLED=0
+export ANSIBLE_PYTHON_INTERPRETER=auto_silent ANSIBLE_GATHERING=explicit
+export ANSIBLE_LOCALHOST_WARNING=0 ANSIBLE_INVENTORY_UNPARSED_WARNING=0
+: >"$ANSIBLE_CONFIG"
+
+ip netns add "$ns"
+ip -n "$ns" link add ib0 type veth peer name ib9
+ip -n "$ns" link add ib1 type veth peer name ib8
+in_ns() { ip netns exec "$ns" "$@"; }
+snapshot() { echo "$(in_ns ip -j addr show)$(in_ns ip -j link show)"; }
+# play PLAYBOOK PROFILE [ansible-playbook options...]: prints the output; returns its exit code.
+play() {
+  local book=$1 profile=$2
+  shift 2
+  in_ns ansible-playbook -i localhost, "$here/$book" -e "profile=$work/$profile" \
+    -e "ibsetup=$ibsetup" -e "lock=$work/lock" "$@" 2>&1
+}
+recap() { grep -o 'changed=[0-9]* *unreachable=[0-9]* *failed=[0-9]*' <<<"$1" | tr -s ' '; }
+has() {  # has NAME TEXT NEEDLE
+  if grep -qF -- "$3" <<<"$2"; then expect "$1" yes yes; else
+    expect "$1" "$(tail -25 <<<"$2")" "output containing: $3"; fi
+}
+
+# 0. The module's documentation: ansible-doc renders it; ansible-test's validate-modules
+#    (run directly: ansible-test sanity wants to pip-install it) checks it against the argument
+#    spec when its one dependency, python3-voluptuous, is there; the collection builds and
+#    installs with ansible-galaxy, as a site would install it.
+collection="$src/contrib/ansible/ansible_collections/ibsetup/ibsetup"
+out=$(ansible-doc ibsetup.ibsetup.ibsetup 2>&1); rc=$?
+expect "ansible-doc renders the module's documentation" "$rc" 0
+has "ansible-doc shows the options" "$out" "choices: [applied, checked]"
+out=$(ansible-doc -j ibsetup.ibsetup.ibsetup 2>&1 | python3 -c 'import json, sys
+d = json.load(sys.stdin)["ibsetup.ibsetup.ibsetup"]
+print(sorted(k for k in ("doc", "examples", "return") if d.get(k)))')
+expect "ansible-doc -j: DOCUMENTATION, EXAMPLES and RETURN" "$out" "['doc', 'examples', 'return']"
+ansible_python=$(head -1 "$(command -v ansible-playbook)" | sed 's/^#! *//; s/ .*//')
+validate="$(dirname "$("$ansible_python" -c 'import ansible_test; print(ansible_test.__file__)' 2>/dev/null)")/_util/controller/sanity/validate-modules"
+if "$ansible_python" -c 'import voluptuous' 2>/dev/null && [ -f "$validate/validate.py" ]; then
+  # Codes the collection's tests/sanity/ignore-2.14.txt waives, as ansible-test would.
+  waived=$(awk '{split($2, a, ":"); print a[2]}' "$collection/tests/sanity/ignore-2.14.txt")
+  out=$(cd "$collection" && PYTHONPATH="$validate:$src/contrib/ansible" "$ansible_python" \
+    "$validate/validate.py" --format json --arg-spec --collection ansible_collections/ibsetup/ibsetup \
+    --collection-version 0.1.0 plugins/modules/ibsetup.py 2>&1 | WAIVED="$waived" python3 -c '
+import json, os, sys
+waived = os.environ["WAIVED"].split()
+for path, r in json.load(sys.stdin).items():
+    for e in r["errors"] + r["warnings"]:
+        if e["code"] not in waived:
+            print(path, e["code"], e["msg"])' 2>&1)
+  expect "validate-modules: no findings besides the waived ones" "$out" ""
+else
+  echo "skip validate-modules: python3-voluptuous or ansible_test missing"
+fi
+(cd "$work" && ansible-galaxy collection build "$collection" --output-path "$work/dist" >/dev/null &&
+  ansible-galaxy collection install "$work"/dist/ibsetup-ibsetup-*.tar.gz -p "$work/installed" \
+    >/dev/null 2>&1)  # it warns that the path is not on ANSIBLE_COLLECTIONS_PATH: on purpose
+expect "ansible-galaxy builds and installs the collection" \
+  "$(ANSIBLE_COLLECTIONS_PATH="$work/installed" ansible-doc -l ibsetup.ibsetup 2>&1 | awk '{print $1}')" \
+  ibsetup.ibsetup.ibsetup
+# Where cmake --install (and so the rpm and deb) puts it: PREFIX/share/ibsetup/ansible.
+DESTDIR="$work/root" cmake --install "$build" >/dev/null 2>&1
+prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$build/CMakeCache.txt")
+shipped="$work/root$prefix/share/ibsetup/ansible"
+expect "cmake --install ships the collection under share/ibsetup/ansible" \
+  "$(ANSIBLE_COLLECTIONS_PATH="$shipped" ansible-doc -l ibsetup.ibsetup 2>&1 | awk '{print $1}')" \
+  ibsetup.ibsetup.ibsetup
+expect "the shipped collection has no sanity waivers or bytecode" \
+  "$(find "$shipped" -name tests -o -name __pycache__ | wc -l)" 0
+
+cat >"$work/cluster.yaml" <<'YAML'
+version: 1
+nodes:
+  - hosts: "n[1-2]"
+    interfaces:
+      - {name: ib0, mtu: 2044, ipv4: 10.77.0.0/24}
+      - {name: ib1, mtu: 4092, ipv4: 10.78.0.0/24}
+YAML
+# Refused by plan on this kernel: modes and pkey children need IPoIB, which veth is not.
+cat >"$work/ipoib-only.yaml" <<'YAML'
+version: 1
+nodes:
+  - hosts: n1
+    interfaces:
+      - {name: ib0, mode: datagram}
+      - {parent: ib0, pkey: 0x8001}
+YAML
+# Invalid: refused before anything is read from the host.
+printf 'version: 1\nnodes:\n  - hosts: n1\n    interfaces:\n      - {name: ib0, mtu: 99999}\n' \
+  >"$work/invalid.yaml"
+sed 's|ipv4: 10.78.0.0/24|ipv4: 10.78.0.0/24, ipv6: "fd00:78::/64"|' "$work/cluster.yaml" \
+  >"$work/v6.yaml"
+
+# 1. Check mode with --diff: shows the planned actions, reports changed, changes nothing.
+before=$(snapshot)
+out=$(play converge.yml cluster.yaml --check --diff); rc=$?
+expect "check mode: playbook exits 0" "$rc" 0
+expect "check mode: reports changed" "$(recap "$out")" "changed=1 unreachable=0 failed=0"
+has "check mode: diff shows the MTU change" "$out" "~ ib0 mtu 1500 -> 2044"
+has "check mode: diff shows the address" "$out" "+ 10.77.0.1/24 on ib0"
+has "check mode: plan warnings become task warnings" "$out" \
+  "[WARNING]: ibsetup: ib0: not an IPoIB interface"
+expect "check mode: nothing changed (ip -j addr, ip -j link)" "$(snapshot)" "$before"
+expect "check mode: no address on ib0" "$(in_ns ip -o -4 addr show ib0 | wc -l)" 0
+
+# 2. Apply converges: MTUs, addresses and link state are there afterwards.
+out=$(play converge.yml cluster.yaml --diff); rc=$?
+expect "apply: playbook exits 0" "$rc" 0
+expect "apply: reports changed" "$(recap "$out")" "changed=1 unreachable=0 failed=0"
+has "apply: diff lists what was done" "$out" "+ 10.78.0.1/24 on ib1"
+expect "apply: ib0 mtu" "$(in_ns ip -j link show ib0 | grep -o '"mtu":[0-9]*')" '"mtu":2044'
+expect "apply: ib1 mtu" "$(in_ns ip -j link show ib1 | grep -o '"mtu":[0-9]*')" '"mtu":4092'
+expect "apply: ib0 address" "$(in_ns ip -o -4 addr show ib0 | awk '{print $4}')" 10.77.0.1/24
+expect "apply: ib1 address" "$(in_ns ip -o -4 addr show ib1 | awk '{print $4}')" 10.78.0.1/24
+expect "apply: ib0 admin up" "$(in_ns ip -o link show ib0 | grep -c '[<,]UP[,>]')" 1
+
+# 3. A second run changes nothing and says so; so does check mode now.
+before=$(snapshot)
+out=$(play converge.yml cluster.yaml); rc=$?
+expect "second apply: playbook exits 0" "$rc" 0
+expect "second apply: changed=0" "$(recap "$out")" "changed=0 unreachable=0 failed=0"
+expect "second apply: host unchanged" "$(snapshot)" "$before"
+out=$(play converge.yml cluster.yaml --check --diff); rc=$?
+expect "check mode after apply: changed=0" "$(recap "$out")" "changed=0 unreachable=0 failed=0"
+out=$(play converge.yml cluster.yaml -e firmware=off -v); rc=$?
+has "firmware: off passes --no-firmware" "$out" '"--no-firmware"'
+
+# 3b. Another apply holds the lock (flock(1) stands in for it, until told to let go): with the
+#     default wait 0 the task fails at once with exit 8 naming the lock; with wait: true the
+#     module runs apply --wait 300, which is let go only once that apply is seen waiting.
+flock "$work/lock" sh -c "while [ ! -e '$work/release' ]; do sleep 0.1; done" &
+holder=$!
+for _ in $(seq 50); do flock -n "$work/lock" true 2>/dev/null || break; sleep 0.1; done
+out=$(play converge.yml cluster.yaml); rc=$?
+expect "lock held: the task fails" "$rc/$(recap "$out")" "2/changed=0 unreachable=0 failed=1"
+has "lock held: ibsetup's message" "$out" "holds $work/lock; waited 0 s"
+has "lock held: rc 8" "$out" '"rc": 8'
+play converge.yml cluster.yaml -e wait=true -v >"$work/wait.out" &
+waiter=$!
+seen=no
+for _ in $(seq 300); do
+  if pgrep -f -- "apply $work/cluster.yaml --json .*--wait 300" >/dev/null; then seen=yes; break; fi
+  sleep 0.1
+done
+expect "wait: true runs apply with --wait 300 while the lock is held" "$seen" yes
+touch "$work/release"
+wait "$waiter"; rc=$?
+out=$(cat "$work/wait.out")
+expect "wait: true: ok once the holder lets go" "$rc/$(recap "$out")" \
+  "0/changed=0 unreachable=0 failed=0"
+wait "$holder"
+
+# 4. Refusals fail the task with ibsetup's message and exit code, and change nothing.
+before=$(snapshot)
+out=$(play converge.yml ipoib-only.yaml); rc=$?
+expect "plan refusal: playbook fails (exit 2)" "$rc" 2
+expect "plan refusal: the task failed" "$(recap "$out")" "changed=0 unreachable=0 failed=1"
+has "plan refusal: ibsetup's message" "$out" \
+  "ib0: mode datagram asked, but setting a mode needs an IPoIB interface"
+has "plan refusal: the pkey child's message" "$out" \
+  "ib0.8001: cannot create pkey child: parent ib0 is not an IPoIB interface"
+expect "plan refusal: nothing changed" "$(snapshot)" "$before"
+out=$(play registered.yml ipoib-only.yaml -e want_rc=3 \
+  -e "want_msg='the plan has errors; nothing was changed'"); rc=$?
+expect "plan refusal: rc 3 and message in the registered result" "$(recap "$out")" \
+  "changed=0 unreachable=0 failed=0"
+out=$(play converge.yml invalid.yaml --check); rc=$?
+expect "invalid profile in check mode: playbook fails" "$rc" 2
+has "invalid profile: ibsetup's FILE:LINE:COLUMN message" "$out" \
+  "invalid.yaml:5:26: nodes[0].interfaces[0].mtu:"
+out=$(play registered.yml invalid.yaml -e want_rc=3 -e "want_msg='is not a whole number from 68 to 65520'")
+expect "invalid profile: rc 3 in the registered result" "$(recap "$out")" \
+  "changed=0 unreachable=0 failed=0"
+
+# 5. A rollback (the kernel refuses the IPv6 address) fails the task with exit 7 and leaves
+#    the host as it was.
+in_ns sysctl -q -w net.ipv6.conf.ib1.disable_ipv6=1
+in_ns ip addr flush dev ib1
+before=$(snapshot)
+out=$(play registered.yml v6.yaml -e want_rc=7 -e "want_msg='ib1: add fd00:78::1/64: the kernel refused'")
+expect "rollback: rc 7 and the refused step in the registered result" "$(recap "$out")" \
+  "changed=0 unreachable=0 failed=0"
+has "rollback: the rollback is in the returned report" "$out" "remove 10.78.0.1/24 from ib1: ok"
+expect "rollback: host as before" "$(snapshot)" "$before"
+in_ns sysctl -q -w net.ipv6.conf.ib1.disable_ipv6=0
+play converge.yml cluster.yaml >/dev/null
+
+# 6. state: checked fails the task when the node fails (the veth peers are down, so ib0 and
+#    ib1 have no carrier), and passes once they are up.
+out=$(play converge.yml cluster.yaml -e state=checked); rc=$?
+expect "checked, no carrier: playbook fails" "$rc" 2
+has "checked, no carrier: the failed check's message" "$out" \
+  "ib0: not up with carrier (up, operstate lowerlayerdown, carrier off)"
+out=$(play registered.yml cluster.yaml -e state=checked -e want_rc=5 \
+  -e "want_msg='ibsetup check failed on n1'")
+expect "checked, no carrier: rc 5 in the registered result" "$(recap "$out")" \
+  "changed=0 unreachable=0 failed=0"
+in_ns ip link set ib9 up
+in_ns ip link set ib8 up
+out=$(play converge.yml cluster.yaml -e state=checked); rc=$?
+expect "checked, carrier up: passes, changed=0" "$rc/$(recap "$out")" \
+  "0/changed=0 unreachable=0 failed=0"
+
+# 7. A firmware link type set for the next boot (exit 9) is a change, not a failure. No HCA here
+#    for apply to find: the real ibsetup makes the firmware report (its fake-mstconfig tier,
+#    over a sysfs fixture), and a stand-in executable replays it with exit 9 as apply would.
+mkdir -p "$work/fw/state"
+printf 'LINK_TYPE_P1=IB\nLINK_TYPE_P2=ETH\n' >"$work/fw/state/0000:5e:00.0"
+printf '#!/bin/sh\nexport FAKE_MSTCONFIG_STATE=%s FAKE_MSTCONFIG_LOG=%s\nexec python3 %s "$@"\n' \
+  "$work/fw/state" "$work/fw/log" "$src/tests/firmware/fake_mstconfig" >"$work/fw/mstconfig"
+chmod +x "$work/fw/mstconfig"
+cat >"$work/vpi.yaml" <<'YAML'
+version: 1
+nodes:
+  - hosts: v1
+    hcas:
+      - device: mlx5_0
+        ports:
+          - {port: 1, link_type: ib}
+          - {port: 2, link_type: ib}
+    interfaces:
+      - {name: ib0, device: mlx5_0, port: 1}
+YAML
+"$ibsetup" firmware "$work/vpi.yaml" --node v1 --sysfs-root "$src/tests/fixtures/sysfs/vpi-eth-port" \
+  --mstconfig "$work/fw/mstconfig" --apply --json --lock-file "$work/lock" \
+  --reboot-marker "$work/fw/marker" >"$work/fw/report.json" 2>/dev/null
+expect "firmware --apply on the fixture owes a reboot (exit 9)" "$?" 9
+printf '#!/bin/sh\necho "$@" >%s\ncat %s\nexit 9\n' "$work/fw/argv" "$work/fw/report.json" \
+  >"$work/fw/ibsetup"
+chmod +x "$work/fw/ibsetup"
+out=$(in_ns ansible-playbook -i localhost, "$here/reboot.yml" -e "profile=$work/vpi.yaml" \
+  -e "ibsetup=$work/fw/ibsetup" 2>&1); rc=$?
+expect "reboot required: task ok, changed, reboot_required, firmware report returned" \
+  "$rc/$(recap "$out")" "0/changed=1 unreachable=0 failed=0"
+expect "reboot required: the module ran apply" "$(cut -d' ' -f1,3 "$work/fw/argv")" "apply --json"
+
+expect "Ansible's home is the test's temp directory" \
+  "$(find "$work/home" -maxdepth 1 -name .ansible | wc -l)" 1
+
+echo "ansible: $pass passed, $fail failed"
+[ "$fail" = 0 ]
