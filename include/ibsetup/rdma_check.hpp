@@ -40,8 +40,10 @@ struct RdmaOptions {
 // For each HCA port the node declares (hcas[].ports and interfaces' device/port): rdma.device,
 // the device opens and the port queries through libibverbs. For each peer address: rdma.route,
 // librdmacm resolves the address (ARP/ND over the IPoIB or RoCE netdev) and the route (an SA
-// path query on InfiniBand) within the deadline; with pingpong, rdma.pingpong. Never throws for
-// what it finds on the host or the fabric: every problem is a result.
+// path query on InfiniBand) within the deadline; with pingpong, rdma.pingpong; with bandwidth
+// or latency, rdma.bandwidth and rdma.latency (one session after the other: to each peer's
+// first address, or between the node's own ports with loopback). Never throws for what it
+// finds on the host or the fabric: every problem is a result.
 std::vector<Result> check_rdma(const profile::ResolvedNode& node, const RdmaOptions& options);
 
 struct ResponderOptions {
