@@ -164,7 +164,6 @@ void Responder::drop(rdma_cm_id* id, const std::string& why)
   it->second.endpoint.reset();
   it->second.perf.reset();
   m_connections.erase(it);
-  rdma_disconnect(id);
   rdma_destroy_id(id);
 }
 
