@@ -24,12 +24,19 @@ if command -v NetworkManager >/dev/null && command -v nmcli >/dev/null &&
 else
   skipped="nm_vs_nmcli.sh (needs NetworkManager, nmcli and dbus-daemon)"
 fi
+# rdma.sh boots the QEMU guest of tests/qemu (a few minutes) and needs perftest.
+if command -v qemu-system-x86_64 >/dev/null && command -v ib_write_bw >/dev/null; then
+  benches+=(rdma.sh)
+else
+  skipped="${skipped:+$skipped; }rdma.sh (needs qemu-system-x86_64 and perftest)"
+fi
 
 start=$(date -u '+%Y-%m-%d %H:%M UTC')
 for b in "${benches[@]}"; do
   echo "=== bench/$b"
   args=("$runs")
   [ "$b" = profile_validate.sh ] && args=(10000 "$runs")
+  [ "$b" = rdma.sh ] && args=() # three rounds in one guest boot, not RUNS
   bench/"$b" "${args[@]}" 2>&1 | tee "$work/$b.out"
   rc=${PIPESTATUS[0]}
   if [ "$rc" != 0 ]; then

@@ -19,6 +19,7 @@ debian_packages=(
   clang-format clang-tidy abigail-tools
   clang libclang-rt-dev # libFuzzer, ASan and UBSan for the fuzz harnesses (scripts/fuzz)
   opensm ibsim-utils libumad2sim0 # a real OpenSM over a simulated fabric (tests/fabric)
+  perftest # ib_write_bw and ib_send_lat, the reference of bench/rdma.sh (in the QEMU guest)
   ansible-core python3-voluptuous # the Ansible module's playbook tests and validate-modules (tests/ansible)
   prometheus prometheus-node-exporter # promtool and a real textfile collector (tests/metrics)
 )

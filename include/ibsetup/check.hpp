@@ -89,6 +89,16 @@ std::string report_to_nhc(const Report& report);
 // their firewalls and know as "the RDMA test port".
 constexpr uint16_t k_responder_port = 18515;
 
+// How rdma.bandwidth and rdma.latency measure (issue 17). The defaults are perftest's
+// (ib_write_bw -s 65536, ib_send_lat -s 2 -n 1000) except the duration (-D 2).
+struct PerfOptions {
+  int bw_size = 65536;       // bytes per RDMA WRITE, 1 .. 8 MiB
+  double bw_duration_s = 2;  // above 0, at most 30
+  int bw_qps = 1;            // RC connections written at once, 1 .. 8
+  int lat_size = 2;          // bytes per send, 1 .. 65536
+  int lat_iters = 1000;      // round trips, 1 .. 1000000
+};
+
 // What a Slurm update did (slurm_update in slurm.hpp).
 struct SlurmOutcome {
   std::string action;  // "drained", "resumed", "left alone (...)"
@@ -115,6 +125,14 @@ struct CheckOptions {
   bool slurm = false;
   std::string slurm_node;  // empty: the checked node's name
   std::string scontrol = "scontrol";
+  // Issue 17 (appended, soname 1): rdma.bandwidth and rdma.latency to the peers (or only to
+  // perf_peers, each of which must be one of checks.peers), or with loopback between this
+  // node's own HCA ports and no peer. Each measurement must fit in what is left of timeout_s.
+  bool bandwidth = false;
+  bool latency = false;
+  bool loopback = false;
+  std::vector<std::string> perf_peers;
+  PerfOptions perf;
 };
 
 // The verdict and what came with it.

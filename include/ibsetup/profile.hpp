@@ -108,6 +108,10 @@ struct Group {
   // accepts and the size mpi.reg_mr registers, both in MiB.
   Setting<int> mpi_memlock_min_mib;
   Setting<int> mpi_register_mib;
+  // checks.bandwidth {min_fraction, min_gbps} and checks.latency {max_us} (issue 17).
+  Setting<double> bandwidth_min_fraction;
+  Setting<double> bandwidth_min_gbps;
+  Setting<double> latency_max_us;
 };
 
 struct HostOverride {
@@ -182,6 +186,11 @@ struct CheckSpec {
   // in KiB, nullopt when only unlimited passes; mpi.reg_mr: how many MiB it registers.
   std::optional<uint64_t> mpi_memlock_min_kib;
   int mpi_register_mib = 64;
+  // rdma.bandwidth and rdma.latency thresholds (issue 17; appended, soname 1): min_gbps wins
+  // over min_fraction of the slower port's rate (default 0.9); no max_us: latency not judged.
+  std::optional<double> bandwidth_min_fraction;
+  std::optional<double> bandwidth_min_gbps;
+  std::optional<double> latency_max_us;
 };
 
 // The desired state of one node.

@@ -1,6 +1,6 @@
-// RDMA connectivity checks (rdma.device, rdma.route, rdma.pingpong) and the responder that the
-// ping-pong check talks to on the peer. Through libibverbs and librdmacm; no traffic unless
-// asked for.
+// RDMA connectivity and performance checks (rdma.device, rdma.route, rdma.pingpong,
+// rdma.bandwidth, rdma.latency) and the responder they talk to on the peer. Through libibverbs and
+// librdmacm; no traffic unless asked for.
 #pragma once
 #pragma GCC visibility push(default)  // the public API: export.hpp says why
 
@@ -24,13 +24,26 @@ struct RdmaOptions {
   uint16_t port = k_responder_port;
   std::string sysfs_root = "/sys";          // to find the device of an HCA given by PCI address
   std::string dev_dir = "/dev/infiniband";  // absent: every RDMA check is skipped
+  // Issue 17 (appended, soname 1): rdma.bandwidth and rdma.latency after the route checks, to
+  // the peers (perf_peers: only those hosts), or with loopback from each declared HCA port to
+  // itself (two or more ports: each to the next) through an in-process responder. Connection
+  // and each round trip are bounded by deadline_ms; the writes by bw_duration_s + deadline_ms.
+  // perf_budget_ms > 0: a measurement that would not finish within it is not started.
+  bool bandwidth = false;
+  bool latency = false;
+  bool loopback = false;
+  std::vector<std::string> perf_peers;
+  PerfOptions perf;
+  double perf_budget_ms = 0;
 };
 
 // For each HCA port the node declares (hcas[].ports and interfaces' device/port): rdma.device,
 // the device opens and the port queries through libibverbs. For each peer address: rdma.route,
 // librdmacm resolves the address (ARP/ND over the IPoIB or RoCE netdev) and the route (an SA
-// path query on InfiniBand) within the deadline; with pingpong, rdma.pingpong. Never throws for
-// what it finds on the host or the fabric: every problem is a result.
+// path query on InfiniBand) within the deadline; with pingpong, rdma.pingpong; with bandwidth
+// or latency, rdma.bandwidth and rdma.latency (one session after the other: to each peer's
+// first address, or between the node's own ports with loopback). Never throws for what it
+// finds on the host or the fabric: every problem is a result.
 std::vector<Result> check_rdma(const profile::ResolvedNode& node, const RdmaOptions& options);
 
 struct ResponderOptions {
@@ -39,9 +52,16 @@ struct ResponderOptions {
   int count = 0;        // stop after this many echoed exchanges; 0: never
   int timeout_s = 0;    // stop after this many seconds; 0: never
   int idle_ms = 10000;  // drop a connection that sends nothing for this long
+  // Issue 17 (appended, soname 1): connections served at once (more are rejected), and the
+  // longest any one may last, so that no client can hold the responder's memory or time.
+  int max_sessions = 8;
+  int max_session_s = 60;
 };
 
-// Accepts RC connections from rdma.pingpong and echoes each message back. log receives one line
+// Accepts RC connections from rdma.pingpong and echoes each message back; serves
+// rdma.bandwidth sessions (a buffer of the requested size the client RDMA WRITEs into; the
+// responder sends nothing) and rdma.latency sessions (each message echoed, never more than
+// arrived). Request sizes are capped and buffers freed on disconnect. log receives one line
 // per event (listening, echoed, dropped). Returns the number of exchanges served when count is
 // reached or timeout_s passed. Throws EnvironmentError when it cannot listen (no RDMA device, no
 // such address, port in use).

@@ -160,6 +160,12 @@ bool judge(const CheckOptions& options, const CheckHooks& hooks, const profile::
     rdma.port = options.rdma_port;
     rdma.deadline_ms = deadline(rdma.pingpong ? 2 : 1);
     rdma.sysfs_root = options.sysfs_root;
+    rdma.bandwidth = options.bandwidth && !settings.disables("rdma.bandwidth");
+    rdma.latency = options.latency && !settings.disables("rdma.latency");
+    rdma.loopback = options.loopback;
+    rdma.perf_peers = options.perf_peers;
+    rdma.perf = options.perf;
+    rdma.perf_budget_ms = std::max(1.0, budget.left_ms() - 100);
     profile::ResolvedNode target = node;
     if (options.no_peers) {
       target.peers.clear();
@@ -171,6 +177,31 @@ bool judge(const CheckOptions& options, const CheckHooks& hooks, const profile::
   }
   apply_settings(report.checks, settings);
   return true;
+}
+
+// What rdma.bandwidth and rdma.latency are asked to do, within what the responder serves.
+void validate_perf(const CheckOptions& options)
+{
+  const auto& p = options.perf;
+  const auto range = [](bool ok, const std::string& what) {
+    if (!ok) {
+      throw InputError(what);
+    }
+  };
+  range(p.bw_size >= 1 && p.bw_size <= 8 << 20,
+        "the bandwidth message size must be 1 to 8388608 bytes");
+  range(std::isfinite(p.bw_duration_s) && p.bw_duration_s > 0 && p.bw_duration_s <= 30,
+        "the bandwidth duration must be above 0 and at most 30 s");
+  range(p.bw_qps >= 1 && p.bw_qps <= 8, "the bandwidth QP count must be 1 to 8");
+  range(p.lat_size >= 1 && p.lat_size <= 65536,
+        "the latency message size must be 1 to 65536 bytes");
+  range(p.lat_iters >= 1 && p.lat_iters <= 1000000, "the latency iterations must be 1 to 1000000");
+  range(!options.loopback || options.bandwidth || options.latency,
+        "loopback measures bandwidth or latency: ask for one");
+  range(!options.loopback || options.perf_peers.empty(),
+        "loopback measures no peer: drop the peers");
+  range(options.perf_peers.empty() || options.bandwidth || options.latency,
+        "a peer to measure needs bandwidth or latency asked for");
 }
 
 // The caller's settings, refused as the profile's own would be.
@@ -189,6 +220,7 @@ void validate(const CheckOptions& options)
   if (options.peer_timeout_ms < 0 || options.peer_timeout_ms > 600000) {
     throw InputError("the peer deadline must be 1 to 600000 ms (0: the profile's)");
   }
+  validate_perf(options);
 }
 
 }  // namespace
@@ -236,6 +268,12 @@ CheckOutcome run_check(const CheckOptions& options, const CheckHooks& hooks)
                     : profile::resolve_node(
                           p, options.node.empty() ? profile::default_node_name() : options.node);
   out.warnings = p.warnings;
+  for (const auto& name : options.perf_peers) {
+    if (std::none_of(node.peers.begin(), node.peers.end(),
+                     [&](const profile::ResolvedPeer& peer) { return peer.host == name; })) {
+      throw InputError("peer '" + name + "' is not one of " + node.host + "'s checks.peers");
+    }
+  }
   if (hooks.loaded) {
     hooks.loaded();
   }

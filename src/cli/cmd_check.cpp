@@ -139,6 +139,20 @@ CheckCommands::CheckCommands(CLI::App& app)
   m_check->add_flag("--rdma-pingpong", m_rdma_pingpong,
                     "Also an RC send/recv exchange with `ibsetup responder` on each peer");
   m_check->add_option("--rdma-port", m_rdma_port, "The peers' responder port (default 18515)");
+  m_check->add_flag("--bandwidth", m_bandwidth,
+                    "Measure RDMA WRITE bandwidth to each peer's `ibsetup responder`");
+  m_check->add_flag("--latency", m_latency,
+                    "Measure send/recv latency (median, p99) to each peer's responder");
+  m_check->add_flag("--loopback", m_loopback,
+                    "Measure between this node's own HCA ports instead of to peers");
+  m_check->add_option("--peer", m_perf_peers,
+                      "Measure only to this checks.peers host (repeatable)");
+  m_check->add_option("--bw-size", m_perf.bw_size, "Bytes per RDMA WRITE (default 65536)");
+  m_check->add_option("--bw-duration", m_perf.bw_duration_s,
+                      "Seconds of writes per peer (default 2)");
+  m_check->add_option("--bw-qps", m_perf.bw_qps, "Queue pairs written at once (default 1)");
+  m_check->add_option("--lat-size", m_perf.lat_size, "Bytes per latency message (default 2)");
+  m_check->add_option("--lat-iters", m_perf.lat_iters, "Latency round trips (default 1000)");
   m_check->add_flag("--slurm-drain", m_slurm_drain,
                     "On failure drain this node in Slurm; on success resume it if ibsetup "
                     "drained it");
@@ -156,6 +170,26 @@ CheckCommands::CheckCommands(CLI::App& app)
 int CheckCommands::run()
 {
   return *m_check ? check() : -1;
+}
+
+// The perf options' ranges, said in the options' own names.
+void CheckCommands::validate_perf_options() const
+{
+  const auto need = [](bool ok, const std::string& what) {
+    if (!ok) {
+      throw Error(ErrorKind::usage, what);
+    }
+  };
+  need(m_perf.bw_size >= 1 && m_perf.bw_size <= 8 << 20, "--bw-size must be 1 to 8388608 bytes");
+  need(
+      std::isfinite(m_perf.bw_duration_s) && m_perf.bw_duration_s > 0 && m_perf.bw_duration_s <= 30,
+      "--bw-duration must be above 0 and at most 30 seconds");
+  need(m_perf.bw_qps >= 1 && m_perf.bw_qps <= 8, "--bw-qps must be 1 to 8");
+  need(m_perf.lat_size >= 1 && m_perf.lat_size <= 65536, "--lat-size must be 1 to 65536 bytes");
+  need(m_perf.lat_iters >= 1 && m_perf.lat_iters <= 1000000, "--lat-iters must be 1 to 1000000");
+  need(!m_loopback || m_bandwidth || m_latency, "--loopback needs --bandwidth or --latency");
+  need(!m_loopback || m_perf_peers.empty(), "--loopback and --peer disagree; give one");
+  need(m_perf_peers.empty() || m_bandwidth || m_latency, "--peer needs --bandwidth or --latency");
 }
 
 int CheckCommands::check()
@@ -184,6 +218,7 @@ int CheckCommands::check()
   if (m_peer_timeout_ms < 0 || m_peer_timeout_ms > 600000) {
     throw Error(ErrorKind::usage, "--peer-timeout-ms must be 1 to 600000 (0: the profile's)");
   }
+  validate_perf_options();
   // Refused before the check runs: a timer's misconfiguration is not a node's failure.
   struct stat dir {};
   if (!m_textfile_dir.empty() && stat(m_textfile_dir.c_str(), &dir) != 0) {
@@ -205,6 +240,11 @@ int CheckCommands::check()
   o.rdma_pingpong = m_rdma_pingpong;
   o.rdma_port = m_rdma_port;
   o.counters = m_counters;
+  o.bandwidth = m_bandwidth;
+  o.latency = m_latency;
+  o.loopback = m_loopback;
+  o.perf_peers = m_perf_peers;
+  o.perf = m_perf;
   o.slurm = m_slurm_drain;
   o.slurm_node = m_slurm_node;
   o.scontrol = m_scontrol;

@@ -4,6 +4,8 @@
 
 #include "cli/cmd_firmware.hpp"
 
+#include <ibsetup/check.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -126,6 +128,8 @@ private:
   bool m_once = false;
   int m_timeout = 0;
   bool m_quiet = false;
+  int m_max_sessions = 8;
+  int m_max_session_s = 60;
 };
 
 }  // namespace ibsetup::cli
@@ -140,6 +144,7 @@ public:
 
 private:
   int check();
+  void validate_perf_options() const;
 
   CLI::App* m_check = nullptr;
   std::string m_file;
@@ -160,6 +165,11 @@ private:
   std::string m_slurm_node;
   std::string m_scontrol = "scontrol";
   uint16_t m_rdma_port = 18515;
+  bool m_bandwidth = false;
+  bool m_latency = false;
+  bool m_loopback = false;
+  std::vector<std::string> m_perf_peers;
+  check::PerfOptions m_perf;
   std::string m_textfile_dir;  // --textfile-dir: metrics for node_exporter
 };
 

@@ -12,7 +12,7 @@ const std::vector<std::string>& check_ids()
       "port.lid",    "port.pkeys",      "port.counters", "ipoib.exists",    "ipoib.up",
       "ipoib.port",  "ipoib.plan",      "ipoib.mode",    "ipoib.mtu",       "ipoib.addresses",
       "mpi.memlock", "mpi.devices",     "mpi.modules",   "mpi.reg_mr",      "ip.peer",
-      "rdma.device", "rdma.route",      "rdma.pingpong"};
+      "rdma.device", "rdma.route",      "rdma.pingpong", "rdma.bandwidth",  "rdma.latency"};
   return ids;
 }
 

@@ -27,6 +27,9 @@ void resolve_all(const RdmaOptions& options, rdma_event_channel* channel,
                  const std::vector<Target>& targets, std::vector<Result>& routes,
                  std::vector<Result>& pings);
 
+// rdma.bandwidth and rdma.latency results when options asks for them (rdma_perf_checks.cpp).
+std::vector<Result> perf_checks(const profile::ResolvedNode& node, const RdmaOptions& options);
+
 // rdma.route results, then rdma.pingpong results when options.pingpong.
 std::vector<Result> peer_checks(const profile::ResolvedNode& node, const RdmaOptions& options);
 

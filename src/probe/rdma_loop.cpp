@@ -214,6 +214,16 @@ void Loop::on_event(Probe& p, rdma_cm_event_type type, int status)
   case RDMA_CM_EVENT_REJECTED:
     fail_ping(p, false, event_detail(name, status, true));
     return;
+  case RDMA_CM_EVENT_DISCONNECTED:
+    // A responder that exits after its echo (--once) can disconnect before this loop read the
+    // echo's completion: events are handled before completions. The echo still counts.
+    if (p.endpoint && p.stage == Stage::exchange) {
+      on_completions(p);
+      if (p.stage == Stage::done) {
+        return;
+      }
+    }
+    break;
   default:
     break;
   }

@@ -1,19 +1,28 @@
-// The peer side of rdma.pingpong: accepts RC connections through librdmacm and sends every
-// message back. One event loop, any number of clients at once, each dropped when idle so that a
-// vanished client cannot pin resources.
+// The peer side of rdma.pingpong, rdma.bandwidth and rdma.latency: accepts RC connections
+// through librdmacm. One event loop, a bounded number of clients at once, each dropped when
+// idle or past its time cap, so that a vanished or greedy client cannot pin resources. What a
+// client asks for (its connection's private data) is validated before anything is allocated.
+#include "probe/rdma_responder.hpp"
+
 #include "common/sockaddr.hpp"
 #include "probe/rdma_endpoint.hpp"
 #include "probe/rdma_logic.hpp"
+#include "probe/rdma_perf.hpp"
+#include "probe/rdma_perf_endpoint.hpp"
 
 #include <ibsetup/error.hpp>
 #include <ibsetup/rdma_check.hpp>
 
+#include <arpa/inet.h>
 #include <poll.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <thread>
 
 namespace ibsetup::check {
 
@@ -21,18 +30,36 @@ namespace {
 
 using rdma::Clock;
 using rdma::Deadline;
+using rdma::SessionKind;
 
 struct Connection {
   rdma_cm_id* id = nullptr;
-  std::unique_ptr<rdma::Endpoint> endpoint;
+  SessionKind kind = SessionKind::pingpong;
+  uint32_t size = 0;
+  std::unique_ptr<rdma::Endpoint> endpoint;  // ping-pong
+  std::unique_ptr<rdma::PerfEndpoint> perf;  // bandwidth, latency
   std::string peer;
   Deadline idle;
+  Deadline cap;
+  Clock::time_point started;
+  uint64_t echoes = 0;
 };
+
+// Receives a latency session keeps posted: the echo goes out before its receive is posted again.
+constexpr int k_lat_recvs = 2;
+
+const char* kind_name(SessionKind kind)
+{
+  return kind == SessionKind::bandwidth ? "bandwidth"
+         : kind == SessionKind::latency ? "latency"
+                                        : "ping-pong";
+}
 
 class Responder {
 public:
-  Responder(const ResponderOptions& options, const std::function<void(const std::string&)>& log)
-      : m_options(options), m_log(log)
+  Responder(const ResponderOptions& options, const std::function<void(const std::string&)>& log,
+            const std::atomic<bool>* stop = nullptr)
+      : m_options(options), m_log(log), m_stop(stop)
   {
   }
   ~Responder()
@@ -52,17 +79,26 @@ public:
 
   void listen();
   int serve();
+  uint16_t port() const { return ntohs(rdma_get_src_port(m_listener)); }
 
 private:
-  void on_event(rdma_cm_id* id, rdma_cm_event_type type);
-  void accept(rdma_cm_id* id);
+  void on_event(rdma_cm_id* id, rdma_cm_event_type type,
+                const std::optional<rdma::SessionRequest>& request);
+  void accept(rdma_cm_id* id, const std::optional<rdma::SessionRequest>& request);
+  void refuse(rdma_cm_id* id, const std::string& peer, const std::string& why);
   // closing: the peer has gone; only echoes already sent are counted, nothing is posted.
   void on_completions(Connection& c, bool closing = false);
+  // False when the connection was dropped.
+  bool spin(Connection& c);
+  void spin_latency_sessions();
+  void finished(const Connection& c);
   void echoed(const Connection& c, uint32_t bytes);
   void drop(rdma_cm_id* id, const std::string& why);
+  void expire(Clock::time_point now);
 
   const ResponderOptions& m_options;
   const std::function<void(const std::string&)>& m_log;
+  const std::atomic<bool>* m_stop;
   rdma_event_channel* m_channel = nullptr;
   rdma_cm_id* m_listener = nullptr;
   std::map<rdma_cm_id*, Connection> m_connections;
@@ -124,53 +160,125 @@ void Responder::drop(rdma_cm_id* id, const std::string& why)
   if (!why.empty()) {
     m_log("dropped " + it->second.peer + ": " + why);
   }
+  // The session's buffers go with it.
   it->second.endpoint.reset();
+  it->second.perf.reset();
   m_connections.erase(it);
   rdma_destroy_id(id);
 }
 
-void Responder::accept(rdma_cm_id* id)
+void Responder::refuse(rdma_cm_id* id, const std::string& peer, const std::string& why)
+{
+  m_log("refused " + peer + ": " + why);
+  // The client shows the text after its "ibsetup:" tag (a reject carries up to 148 bytes).
+  const std::string data = ("ibsetup:" + why).substr(0, 147);
+  rdma_reject(id, data.c_str(), static_cast<uint8_t>(data.size() + 1));
+  rdma_destroy_id(id);
+}
+
+void Responder::accept(rdma_cm_id* id, const std::optional<rdma::SessionRequest>& request)
 {
   const std::string peer = sockaddr_text(rdma_get_peer_addr(id));
-  Connection c;
-  c.id = id;
-  c.peer = peer;
-  c.idle = Deadline(Clock::now(), m_options.idle_ms);
-  try {
-    c.endpoint = std::make_unique<rdma::Endpoint>(id);
-    c.endpoint->post_recv();
-  } catch (const std::runtime_error& e) {
-    m_log("refused " + peer + ": " + e.what());
-    c.endpoint.reset();
-    rdma_reject(id, nullptr, 0);
-    rdma_destroy_id(id);
+  if (m_connections.size() >= static_cast<size_t>(m_options.max_sessions)) {
+    refuse(id, peer, "busy: " + std::to_string(m_options.max_sessions) + " sessions at once");
     return;
   }
+  // An older client's ping-pong carries no request.
+  const rdma::SessionRequest r = request.value_or(rdma::SessionRequest{});
+  if (const auto problem = rdma::request_problem(r); !problem.empty()) {
+    refuse(id, peer, problem);
+    return;
+  }
+  const auto now = Clock::now();
+  Connection c;
+  c.id = id;
+  c.kind = r.kind;
+  c.size = r.size;
+  c.peer = peer;
+  c.started = now;
+  // A bandwidth client's writes complete nothing here: it is idle by design for its duration.
+  const int busy_ms = r.kind == SessionKind::bandwidth ? static_cast<int>(r.duration_s) * 1000 : 0;
+  c.idle = Deadline(now, m_options.idle_ms + busy_ms);
+  c.cap = Deadline(now, m_options.max_session_s * 1000);
   rdma_conn_param param = rdma::connection_parameters();
+  unsigned char reply_data[rdma::k_reply_bytes];
+  try {
+    if (r.kind == SessionKind::pingpong) {
+      c.endpoint = std::make_unique<rdma::Endpoint>(id);
+      c.endpoint->post_recv();
+    } else {
+      const bool bw = r.kind == SessionKind::bandwidth;
+      c.perf = std::make_unique<rdma::PerfEndpoint>(id, r.size, bw, bw ? 1 : 4,
+                                                    bw ? 1 : k_lat_recvs + 1);
+      for (int i = 0; !bw && i < k_lat_recvs; ++i) {
+        c.perf->post_recv(r.size);
+      }
+      rdma::SessionReply reply;
+      const std::string device = id->verbs != nullptr ? ibv_get_device_name(id->verbs->device) : "";
+      reply.rate_gbps = rdma::port_rate_gbps("/sys", device, id->port_num).value_or(0);
+      if (bw) {
+        reply.address = c.perf->address();
+        reply.rkey = c.perf->rkey();
+      }
+      rdma::encode_reply(reply, reply_data);
+      param.private_data = reply_data;
+      param.private_data_len = rdma::k_reply_bytes;
+    }
+  } catch (const std::runtime_error& e) {
+    c.endpoint.reset();
+    c.perf.reset();
+    refuse(id, peer, e.what());
+    return;
+  }
   if (rdma_accept(id, &param) != 0) {
     m_log("refused " + peer + ": rdma_accept: " + std::strerror(errno));
     c.endpoint.reset();
+    c.perf.reset();
     rdma_destroy_id(id);
     return;
+  }
+  if (r.kind != SessionKind::pingpong) {
+    m_log("accepted a " + std::string(kind_name(r.kind)) + " session from " + peer + " (" +
+          std::to_string(r.size) + "-byte messages)");
   }
   m_connections.emplace(id, std::move(c));
 }
 
-void Responder::on_event(rdma_cm_id* id, rdma_cm_event_type type)
+void Responder::finished(const Connection& c)
+{
+  ++m_served;
+  const double s = std::chrono::duration<double>(Clock::now() - c.started).count();
+  if (c.kind == SessionKind::bandwidth) {
+    m_log("served a bandwidth session to " + c.peer + " (" + rdma::format_number(s) + " s)");
+  } else {
+    m_log("echoed " + std::to_string(c.echoes) + " latency messages to " + c.peer);
+  }
+}
+
+void Responder::on_event(rdma_cm_id* id, rdma_cm_event_type type,
+                         const std::optional<rdma::SessionRequest>& request)
 {
   switch (type) {
   case RDMA_CM_EVENT_CONNECT_REQUEST:
-    accept(id);
+    accept(id, request);
     return;
   case RDMA_CM_EVENT_ESTABLISHED:
     return;
   case RDMA_CM_EVENT_DISCONNECTED: {
-    // A client that has its echo disconnects at once; the send's completion may not have
-    // been read yet (events are read before completions), and the echo must still count
-    // (--once, the log).
     const auto it = m_connections.find(id);
     if (it != m_connections.end()) {
-      on_completions(it->second, true);
+      if (it->second.endpoint) {
+        // A client that has its echo disconnects at once; the send's completion may not have
+        // been read yet (events are read before completions), and the echo must still count
+        // (--once, the log).
+        on_completions(it->second, true);
+      } else {
+        // The last echoes count; a connection spin() dropped is gone already.
+        if (it->second.kind == SessionKind::latency && !spin(it->second)) {
+          return;
+        }
+        finished(it->second);
+      }
     }
     drop(id, "");
     return;
@@ -219,11 +327,84 @@ void Responder::on_completions(Connection& c, bool closing)
   }
 }
 
+// A latency session's completions, busy-polled: a message goes back as it came, no larger.
+bool Responder::spin(Connection& c)
+{
+  ibv_wc wc[4];
+  try {
+    const int got = c.perf->poll(wc, 4);
+    for (int k = 0; k < got; ++k) {
+      if (wc[k].status == IBV_WC_WR_FLUSH_ERR) {
+        continue;  // the client disconnected; its event follows
+      }
+      if (wc[k].status != IBV_WC_SUCCESS) {
+        drop(c.id, std::string("work completion: ") + ibv_wc_status_str(wc[k].status));
+        return false;
+      }
+      if (wc[k].opcode == IBV_WC_RECV) {
+        // The echo first: the receives posted ahead (k_lat_recvs) cover the client's next
+        // message until this one is posted again.
+        c.perf->post_send(wc[k].byte_len, true);
+        c.perf->post_recv(c.size);
+        c.idle = Deadline(Clock::now(), m_options.idle_ms);
+        ++c.echoes;
+      }
+    }
+  } catch (const std::runtime_error& e) {
+    drop(c.id, e.what());
+    return false;
+  }
+  return true;
+}
+
+// The latency sessions' CQs for about a millisecond, with nothing else in the loop: the time
+// between a message's arrival and its echo is all a latency test measures of the responder.
+void Responder::spin_latency_sessions()
+{
+  std::vector<Connection*> sessions;
+  for (auto& [id, c] : m_connections) {
+    if (c.kind == SessionKind::latency) {
+      sessions.push_back(&c);
+    }
+  }
+  if (sessions.empty()) {
+    return;
+  }
+  const auto until = Clock::now() + std::chrono::milliseconds(1);
+  for (unsigned turn = 1;; ++turn) {
+    for (auto* c : sessions) {
+      if (!spin(*c)) {
+        return;  // the map changed under the pointers
+      }
+    }
+    // The clock every 64 turns: under emulation a clock read costs as much as a poll.
+    if (turn % 64 == 0 && Clock::now() >= until) {
+      return;
+    }
+  }
+}
+
+void Responder::expire(Clock::time_point now)
+{
+  std::vector<std::pair<rdma_cm_id*, std::string>> over;
+  for (const auto& [id, c] : m_connections) {
+    if (c.cap.expired(now)) {
+      over.emplace_back(id,
+                        "session longer than " + std::to_string(m_options.max_session_s) + " s");
+    } else if (c.idle.expired(now)) {
+      over.emplace_back(id, "idle for " + std::to_string(m_options.idle_ms) + " ms");
+    }
+  }
+  for (const auto& [id, why] : over) {
+    drop(id, why);
+  }
+}
+
 int Responder::serve()
 {
   const Deadline end(Clock::now(), m_options.timeout_s * 1000);
   for (;;) {
-    const auto now = Clock::now();
+    auto now = Clock::now();
     if (m_options.count > 0 && m_served >= m_options.count) {
       return m_served;
     }
@@ -231,27 +412,37 @@ int Responder::serve()
       m_log("stopped after " + std::to_string(m_options.timeout_s) + " s");
       return m_served;
     }
-    std::vector<rdma_cm_id*> idle;
-    for (const auto& [id, c] : m_connections) {
-      if (c.idle.expired(now)) {
-        idle.push_back(id);
-      }
+    if (m_stop != nullptr && m_stop->load()) {
+      return m_served;
     }
-    for (auto* id : idle) {
-      drop(id, "idle for " + std::to_string(m_options.idle_ms) + " ms");
-    }
+    expire(now);
+    // Latency sessions are served by busy-polling their CQs, as ib_send_lat's server does
+    // (waking up from poll() would be most of a small message's latency); the event channel
+    // and the other sessions are still looked at every millisecond.
+    const bool spinning =
+        std::any_of(m_connections.begin(), m_connections.end(),
+                    [](const auto& entry) { return entry.second.kind == SessionKind::latency; });
+    spin_latency_sessions();
+    now = Clock::now();
     std::vector<pollfd> fds{{m_channel->fd, POLLIN, 0}};
     std::vector<rdma_cm_id*> owners{nullptr};
     std::vector<Deadline> deadlines;
     if (m_options.timeout_s > 0) {
       deadlines.push_back(end);
     }
-    for (const auto& [id, c] : m_connections) {
-      fds.push_back({c.endpoint->fd(), POLLIN, 0});
-      owners.push_back(id);
-      deadlines.push_back(c.idle);
+    if (m_stop != nullptr) {
+      deadlines.emplace_back(now, 20);
     }
-    const int rc = poll(fds.data(), fds.size(), rdma::poll_timeout_ms(deadlines, now));
+    for (const auto& [id, c] : m_connections) {
+      if (c.endpoint) {
+        fds.push_back({c.endpoint->fd(), POLLIN, 0});
+        owners.push_back(id);
+      }
+      deadlines.push_back(c.idle);
+      deadlines.push_back(c.cap);
+    }
+    const int rc =
+        poll(fds.data(), fds.size(), spinning ? 0 : rdma::poll_timeout_ms(deadlines, now));
     if (rc < 0 && errno != EINTR) {
       throw EnvironmentError(std::string("responder: poll: ") + std::strerror(errno));
     }
@@ -263,8 +454,14 @@ int Responder::serve()
       while (rdma_get_cm_event(m_channel, &event) == 0) {
         rdma_cm_id* id = event->id;
         const rdma_cm_event_type type = event->event;
+        std::optional<rdma::SessionRequest> request;
+        if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
+          request = rdma::decode_request(
+              static_cast<const unsigned char*>(event->param.conn.private_data),
+              event->param.conn.private_data_len);
+        }
         rdma_ack_cm_event(event);
-        on_event(id, type);
+        on_event(id, type, request);
       }
     }
     for (size_t i = 1; i < fds.size(); ++i) {
@@ -285,5 +482,42 @@ int run_responder(const ResponderOptions& options,
   responder.listen();
   return responder.serve();
 }
+
+namespace rdma {
+
+struct BackgroundResponder::Impl {
+  explicit Impl(const ResponderOptions& o) : options(o), responder(options, log, &stop) {}
+  ResponderOptions options;
+  std::function<void(const std::string&)> log = [](const std::string&) {};
+  std::atomic<bool> stop{false};
+  Responder responder;
+  std::thread thread;
+};
+
+BackgroundResponder::BackgroundResponder(const ResponderOptions& options)
+    : m_impl(std::make_unique<Impl>(options))
+{
+  m_impl->responder.listen();
+  m_impl->thread = std::thread([impl = m_impl.get()] {
+    try {
+      impl->responder.serve();
+    } catch (const std::exception&) {
+      // The measuring side then fails on its own deadline, with its own words.
+    }
+  });
+}
+
+BackgroundResponder::~BackgroundResponder()
+{
+  m_impl->stop = true;
+  m_impl->thread.join();
+}
+
+uint16_t BackgroundResponder::port() const
+{
+  return m_impl->responder.port();
+}
+
+}  // namespace rdma
 
 }  // namespace ibsetup::check

@@ -313,8 +313,9 @@ void read_group(const Entry& item, Group& group, Diagnostics& diags)
     }
   }
   if (const auto* e = m.get("checks")) {
-    MapReader checks(e->value, e->path, e->value_mark, diags,
-                     {"peers", "disable", "warn", "counters", "peer_timeout_ms", "mpi"});
+    MapReader checks(
+        e->value, e->path, e->value_mark, diags,
+        {"peers", "disable", "warn", "counters", "peer_timeout_ms", "mpi", "bandwidth", "latency"});
     const auto names = [&](const char* key, std::vector<Setting<std::string>>& out) {
       if (const auto* p = checks.get(key)) {
         for (const auto& listed : read_list(*p, diags)) {
@@ -340,6 +341,7 @@ void read_group(const Entry& item, Group& group, Diagnostics& diags)
     if (const auto* mpi = checks.get("mpi")) {
       read_mpi_checks(*mpi, group, diags);
     }
+    read_perf_checks(checks.get("bandwidth"), checks.get("latency"), group, diags);
   }
 }
 

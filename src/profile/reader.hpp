@@ -16,6 +16,9 @@ void read_partitions(const Entry& section, Profile& profile, Diagnostics& diags)
 
 // A group's `checks.mpi` mapping (reader_checks_mpi.cpp).
 void read_mpi_checks(const Entry& section, Group& group, Diagnostics& diags);
+// checks.bandwidth and checks.latency of a group, either may be null (reader_perf.cpp).
+void read_perf_checks(const Entry* bandwidth, const Entry* latency, Group& group,
+                      Diagnostics& diags);
 
 // Why name cannot be a Linux interface name, or "" when it can.
 std::string interface_name_problem(const std::string& name);

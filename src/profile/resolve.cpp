@@ -207,6 +207,14 @@ ResolvedNode resolve_own(const Profile& profile, const std::string& host)
   if (group.mpi_register_mib) {
     node.checks.mpi_register_mib = *group.mpi_register_mib;
   }
+  for (auto [from, to] :
+       {std::make_pair(&group.bandwidth_min_fraction, &node.checks.bandwidth_min_fraction),
+        std::make_pair(&group.bandwidth_min_gbps, &node.checks.bandwidth_min_gbps),
+        std::make_pair(&group.latency_max_us, &node.checks.latency_max_us)}) {
+    if (*from) {
+      *to = **from;
+    }
+  }
   node.prune = profile.defaults.prune && *profile.defaults.prune;
   for (const auto& spec : group.interfaces) {
     const auto* over = detail::find_override(detail::find_host_override(profile, host),

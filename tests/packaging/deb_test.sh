@@ -80,6 +80,7 @@ has ibsetup /usr/share/ibsetup/profiles/example.yaml
 has ibsetup /usr/share/ibsetup/templates/ifcfg-ib
 has ibsetup /usr/share/bash-completion/completions/ibsetup
 has ibsetup /lib/systemd/system/ibsetup.service
+has ibsetup /lib/systemd/system/ibsetup-responder.service
 has ibsetup /lib/systemd/system/ibsetup-metrics.service
 has ibsetup /lib/systemd/system/ibsetup-metrics.timer
 lacks ibsetup 'ibsetup-nm\.so|/usr/include|libibsetup\.so'
@@ -115,6 +116,11 @@ if grep -q "deb-systemd-helper debian-installed 'ibsetup.service'" <<<"$postinst
   ok "postinst does not enable ibsetup.service on a new install, never starts it"
 else
   bad "postinst: $postinst"
+fi
+if grep -q "deb-systemd-helper debian-installed 'ibsetup-responder.service'" <<<"$postinst"; then
+  ok "postinst does not enable ibsetup-responder.service on a new install"
+else
+  bad "postinst lacks the responder unit's guard: $postinst"
 fi
 
 # lintian: no errors.

@@ -41,6 +41,7 @@ found() { [ -n "$(find "$tmp/root" -name "$1")" ]; }
 needs() { grep -q "$2" <<<"$(objdump -p "$1" | awk '$1 == "NEEDED" {print $2}')"; }
 soname() { objdump -p "$1" | awk '$1 == "SONAME" {print $2}'; }
 check "installed ibsetup.service" found ibsetup.service
+check "installed ibsetup-responder.service" found ibsetup-responder.service
 check "installed ibsetup-metrics.service" found ibsetup-metrics.service
 check "installed ibsetup-metrics.timer" found ibsetup-metrics.timer
 check "installed cluster.yaml.example" found cluster.yaml.example

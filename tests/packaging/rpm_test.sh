@@ -78,6 +78,7 @@ has "$main" /usr/share/ibsetup/templates/ifcfg-ib
 has "$main" /usr/share/ibsetup/templates/ifcfg-ib-child
 has "$main" /usr/share/bash-completion/completions/ibsetup
 has "$main" /usr/lib/systemd/system/ibsetup.service
+has "$main" /usr/lib/systemd/system/ibsetup-responder.service
 has "$main" /usr/lib/systemd/system/ibsetup-metrics.service
 has "$main" /usr/lib/systemd/system/ibsetup-metrics.timer
 lacks "$main" 'ibsetup-nm\.so|/usr/include|libibsetup\.so|\.pc$|/cmake/'

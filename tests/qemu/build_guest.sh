@@ -241,6 +241,18 @@ for t in "${host_tools[@]}"; do
   copy_elf "$host" "$guest"
 done
 
+# perftest's ib_write_bw and ib_send_lat, the reference bench/rdma.sh compares ibsetup's
+# rdma.bandwidth and rdma.latency with (package perftest). Optional: a guest without them skips
+# that comparison.
+for t in ib_write_bw ib_send_lat; do
+  host=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH command -v "$t" || true)
+  if [[ -n $host ]]; then
+    copy_elf "$host" "/usr/bin/$t"
+  else
+    log "$t not found on the host (apt-get install perftest): the guest has none"
+  fi
+done
+
 # libgcc_s is dlopened by pthread_exit/pthread_cancel at run time: ldd does not name it.
 libgcc=$(ldconfig -p 2>/dev/null | sed -n 's/^.*libgcc_s\.so\.1 (libc6,x86-64) => //p' | head -n1)
 [[ -n $libgcc ]] || libgcc=/lib/x86_64-linux-gnu/libgcc_s.so.1

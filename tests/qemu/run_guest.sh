@@ -65,7 +65,8 @@ fi
 inputs() {
   local f files=("$binary" "$script_dir/build_guest.sh" "$guest_script" /etc/libibverbs.d/rxe.driver)
   for f in /usr/sbin/ibstat /usr/bin/ibv_devinfo /usr/sbin/rdma /usr/bin/rdma /usr/sbin/ip \
-    /usr/bin/busybox /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav*.so; do
+    /usr/bin/busybox /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav*.so \
+    /usr/bin/ib_write_bw /usr/bin/ib_send_lat; do
     [[ -e $f ]] && files+=("$f")
   done
   for f in "${files[@]}"; do

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Judges rdma.bandwidth and rdma.latency as guest_perf.sh ran them in a QEMU guest (Soft-RoCE).
+
+Usage: check_perf_console.py CONSOLE_LOG
+
+Loopback and to the guest's second address (cn2, `ibsetup responder`): a threshold under what
+the link does passes, one above fails, and the JSON carries the measured numbers (value > 0,
+unit Gb/s or us). Dead peers fail within their deadline (timed in the guest from /proc/uptime),
+and the responder refuses more connections than --max-sessions and keeps serving. The bench
+sections (perftest) are bench/rdma.sh's, not judged here. Prints one line per assertion and
+ends with `qemu: N passed, M failed`; exit code 0 when all hold.
+"""
+
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_rdma_console import SLACK_S, bounded, results, times  # noqa: E402
+from compare_inspect import Report, console_lines, no_markers, sections  # noqa: E402
+
+LOOP = "rxe0/1 -> rxe0/1"
+PEER = "rxe0/1 -> cn2"
+
+
+def measured(r, name, got, check_id, subject, status, unit, *, message=()):
+    c = got.get((check_id, subject))
+    if c is None:
+        r.check(f"{name}: {check_id} {subject} present", False, have=sorted(map(list, got)))
+        return
+    value = c.get("value")
+    ok = (c["status"] == status and isinstance(value, (int, float)) and value > 0
+          and c.get("unit") == unit and all(m in c["message"] for m in message))
+    if check_id == "rdma.latency":
+        ok = ok and re.fullmatch(r"median [0-9.]+ us, p99 [0-9.]+ us", c["observed"]) is not None
+    r.check(f"{name}: {check_id} {subject} is {status} with a value in {unit}", ok,
+            status=c["status"], value=value, unit=c.get("unit"), message=c["message"],
+            expected=c["expected"])
+
+
+def failed(r, name, got, check_id, subject, *, message=()):
+    c = got.get((check_id, subject))
+    ok = (c is not None and c["status"] == "fail" and "value" not in c
+          and all(m in c["message"] for m in message))
+    r.check(f"{name}: {check_id} {subject} fails unmeasured", ok,
+            result=c and {k: c[k] for k in ("status", "message")})
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    lines = console_lines(argv[1])
+    if not any(l.strip() == "===GUEST BEGIN test.sh===" for l in lines):
+        return no_markers(lines, "the guest never printed its markers (no ===GUEST BEGIN test.sh===)")
+    if not any(l.strip().startswith("===GUEST END test.sh") for l in lines):
+        return no_markers(lines, "the guest script never finished (no ===GUEST END test.sh===)")
+    out, rcs = sections(lines)
+    took = times(lines)
+    r = Report()
+
+    for name, subject in (("loop", LOOP), ("peer", PEER)):
+        got = results(r, out, rcs, f"{name}_low")
+        if got is not None:
+            r.check(f"{name}_low: exit code 0", rcs.get(f"{name}_low") == 0, rc=rcs.get(f"{name}_low"))
+            measured(r, f"{name}_low", got, "rdma.bandwidth", subject, "pass", "Gb/s",
+                     message=("Gb/s, expected at least 0.001", ))
+            measured(r, f"{name}_low", got, "rdma.latency", subject, "pass", "us")
+        got = results(r, out, rcs, f"{name}_high")
+        if got is not None:
+            r.check(f"{name}_high: exit code 5", rcs.get(f"{name}_high") == 5,
+                    rc=rcs.get(f"{name}_high"))
+            measured(r, f"{name}_high", got, "rdma.bandwidth", subject, "fail", "Gb/s",
+                     message=("expected at least 10000", ))
+            measured(r, f"{name}_high", got, "rdma.latency", subject, "fail", "us",
+                     message=("expected median at most 0.001 us", ))
+
+    log = out.get("responder", [])
+    r.check("responder: exit code 0 after its 4 sessions", rcs.get("responder") == 0,
+            rc=rcs.get("responder"))
+    for what in ("accepted a bandwidth session from 192.168.77.1 (65536-byte messages)",
+                 "served a bandwidth session to 192.168.77.1",
+                 "echoed 200 latency messages to 192.168.77.1"):
+        r.check(f"responder: logged '{what}'", any(what in l for l in log), log=log)
+
+    # Dead peers: cn2 has no responder any more (rejected at once), cn3 answers no ARP (each
+    # measurement fails on its 1000 ms deadline): 2 x 1 s for cn3, plus slack.
+    got = results(r, out, rcs, "dead")
+    if got is not None:
+        r.check("dead: exit code 5", rcs.get("dead") == 5, rc=rcs.get("dead"))
+        for check_id in ("rdma.bandwidth", "rdma.latency"):
+            failed(r, "dead", got, check_id, PEER, message=("nothing listens", ))
+            failed(r, "dead", got, check_id, "rxe0/1 -> cn3", message=("address resolution", ))
+    bounded(r, "dead", took.get("dead"), 2 * 1.0 + SLACK_S)
+
+    got = results(r, out, rcs, "qps")
+    if got is not None:
+        failed(r, "qps", got, "rdma.bandwidth", PEER, message=("busy: 1 sessions at once", ))
+    got = results(r, out, rcs, "after_qps")
+    if got is not None:
+        measured(r, "after_qps", got, "rdma.bandwidth", PEER, "pass", "Gb/s")
+    log = out.get("responder2", [])
+    r.check("responder2: refused the second connection",
+            any("refused 192.168.77.1: busy" in l for l in log), log=log)
+    return r.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,134 @@
+#!/bin/sh
+# Runs inside the QEMU guest (as /test.sh, under busybox sh) after /init created rxe0 on dummy0
+# (192.168.77.1/24). Exercises rdma.bandwidth and rdma.latency on the real kernel stack
+# (check_perf_console.py judges them), then, in the same boot on the same device, compares them
+# with perftest's ib_write_bw and ib_send_lat (bench/rdma.sh reports the ratios). Sections as
+# in guest_rdma.sh: ===BEGIN NAME===, ===END NAME===, ===TIME NAME=START END===, ===RC NAME=N===.
+
+# The responder of "cn2" binds a second address; ARP on so that an address nobody has (cn3)
+# waits for a reply that never comes (dummy is NOARP by default and "resolves" anything).
+/usr/sbin/ip addr add 192.168.77.2/24 dev dummy0
+/usr/sbin/ip link set dummy0 arp on
+
+# A profile with the given bandwidth and latency thresholds (YAML flow mappings).
+profile() {
+  printf '%s\n' 'version: 1' 'nodes:' '  - hosts: "cn[1-3]"' '    hcas:' \
+    '      - device: rxe0' '        ports: [{port: 1}]' '    interfaces:' \
+    '      - name: dummy0' '        device: rxe0' '        port: 1' \
+    '        ipv4: 192.168.77.0/24' '    checks:' '      peers: [cn2, cn3]' \
+    "      bandwidth: $1" "      latency: $2" 'hosts:' \
+    '  cn3: {interfaces: {dummy0: {ipv4: 192.168.77.200/24}}}'
+}
+profile '{min_gbps: 0.001}' '{max_us: 10000000}' >/tmp/low.yaml
+profile '{min_gbps: 10000}' '{max_us: 0.001}' >/tmp/high.yaml
+
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+
+section() {
+  name=$1
+  shift
+  start=$(uptime_s)
+  echo "===BEGIN $name==="
+  "$@" 2>/tmp/stderr
+  rc=$?
+  echo "===END $name==="
+  echo "===TIME $name=$start $(uptime_s)==="
+  echo "===RC $name=$rc==="
+  if [ -s /tmp/stderr ]; then
+    echo "===BEGIN $name-stderr==="
+    cat /tmp/stderr
+    echo "===END $name-stderr==="
+  fi
+}
+
+wait_listening() { # up to 10 s for the responder's "listening" line
+  i=0
+  while [ $i -lt 100 ]; do
+    grep -q listening /tmp/responder.log 2>/dev/null && return 0
+    sleep 0.1
+    i=$((i + 1))
+  done
+  return 1
+}
+
+# Only the RDMA measurements: every other group disabled, routes and ping-pong too.
+only="--disable hca --disable pcie --disable port --disable ipoib --disable ip
+  --disable rdma.device --disable rdma.route --disable rdma.pingpong --timeout 60"
+perf="--bw-duration 1 --lat-iters 200"
+
+# 1. Loopback (rxe0/1 against itself, an in-process responder): under the threshold, then over.
+section loop_low /bin/ibsetup check /tmp/low.yaml --node cn1 --json --loopback --bandwidth \
+  --latency $perf $only
+section loop_high /bin/ibsetup check /tmp/high.yaml --node cn1 --json --loopback --bandwidth \
+  --latency $perf $only
+
+# 2. To cn2's address, where `ibsetup responder` listens: both sessions, then both over.
+/bin/ibsetup responder --bind 192.168.77.2 --count 4 --timeout 60 >/tmp/responder.log 2>&1 &
+responder=$!
+wait_listening || echo "guest: the responder did not start listening"
+section peer_low /bin/ibsetup check /tmp/low.yaml --node cn1 --json --peer cn2 --bandwidth \
+  --latency $perf $only
+section peer_high /bin/ibsetup check /tmp/high.yaml --node cn1 --json --peer cn2 --bandwidth \
+  --latency $perf $only
+wait $responder
+responder_rc=$?
+echo "===BEGIN responder==="
+cat /tmp/responder.log
+echo "===END responder==="
+echo "===RC responder=$responder_rc==="
+
+# 3. Dead peers: nobody listens on cn2 any more (rejected), cn3 does not answer ARP: each
+# fails within its 1000 ms deadline.
+section dead /bin/ibsetup check /tmp/low.yaml --node cn1 --json --bandwidth --latency $perf \
+  $only --peer-timeout-ms 1000
+
+# 4. More connections than the responder serves at once are refused, and it stays up for the
+# next client.
+: >/tmp/responder.log
+/bin/ibsetup responder --bind 192.168.77.2 --count 2 --timeout 60 --max-sessions 1 \
+  >/tmp/responder.log 2>&1 &
+responder=$!
+wait_listening || echo "guest: the responder did not start listening"
+section qps /bin/ibsetup check /tmp/low.yaml --node cn1 --json --peer cn2 --bandwidth \
+  --bw-qps 2 $perf $only
+section after_qps /bin/ibsetup check /tmp/low.yaml --node cn1 --json --peer cn2 --bandwidth \
+  $perf $only
+wait $responder
+echo "===BEGIN responder2==="
+cat /tmp/responder.log
+echo "===END responder2==="
+
+# 5. The bench: ibsetup and perftest in turn on rxe0 (both through the RDMA CM to 192.168.77.1),
+# same message size and duration, three rounds. A perftest client that finds its server not yet
+# listening (rejected: the guest is slow under host load) tries once more a second later.
+perftest() { # NAME CLIENT-ARGS...
+  name=$1
+  shift
+  section "$name" "$@"
+  if [ "$rc" != 0 ]; then
+    sleep 1
+    section "$name" "$@"
+  fi
+}
+if [ -x /usr/bin/ib_write_bw ] && [ -x /usr/bin/ib_send_lat ]; then
+  for round in 1 2 3; do
+    section "bench_ibsetup_bw_$round" /bin/ibsetup check /tmp/low.yaml --node cn1 --json \
+      --loopback --bandwidth --bw-size 65536 --bw-duration 2 $only
+    /usr/bin/ib_write_bw -d rxe0 -R -s 65536 -D 2 -F --report_gbits >/tmp/server.log 2>&1 &
+    server=$!
+    sleep 1
+    perftest "bench_perftest_bw_$round" /usr/bin/ib_write_bw -d rxe0 -R -s 65536 -D 2 -F \
+      --report_gbits 192.168.77.1
+    wait $server
+    section "bench_ibsetup_lat_$round" /bin/ibsetup check /tmp/low.yaml --node cn1 --json \
+      --loopback --latency --lat-size 2 --lat-iters 1000 $only
+    /usr/bin/ib_send_lat -d rxe0 -R -s 2 -n 1000 -F >/tmp/server.log 2>&1 &
+    server=$!
+    sleep 1
+    perftest "bench_perftest_lat_$round" /usr/bin/ib_send_lat -d rxe0 -R -s 2 -n 1000 -F \
+      192.168.77.1
+    wait $server
+  done
+else
+  echo "guest: no perftest in the guest: bench skipped"
+fi
