@@ -232,7 +232,7 @@ void Responder::accept(rdma_cm_id* id, const std::optional<rdma::SessionRequest>
       rdma::SessionReply reply;
       const std::string device = id->verbs != nullptr ? ibv_get_device_name(id->verbs->device) : "";
       reply.rate_gbps =
-          rdma::port_rate_gbps("/sys", device, id->port_num).value_or(0);
+          rdma::port_rate_gbps(m_options.sysfs_root, device, id->port_num).value_or(0);
       if (bw) {
         reply.address = c.perf->address();
         reply.rkey = c.perf->rkey();
