@@ -56,6 +56,9 @@ struct ResponderOptions {
   // longest any one may last, so that no client can hold the responder's memory or time.
   int max_sessions = 8;
   int max_session_s = 60;
+  // Where the port's rate (sent back to a bandwidth or latency client) is read; appended in
+  // soname 1 like the two above. Another root: a captured or test tree.
+  std::string sysfs_root = "/sys";
 };
 
 // Accepts RC connections from rdma.pingpong and echoes each message back; serves

@@ -8,6 +8,7 @@
 #include "probe/rdma_logic.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -22,6 +23,7 @@ constexpr const char* k_ids[] = {"mpi.memlock", "mpi.devices", "mpi.modules", "m
 Memlock real_memlock()
 {
   Memlock out;
+  out.root = geteuid() == 0;
   rlimit limit{};
   if (getrlimit(RLIMIT_MEMLOCK, &limit) != 0) {
     out.error = errno;
@@ -108,16 +110,29 @@ Result memlock_result(const Memlock& limit, std::optional<uint64_t> min_kib)
     return make("mpi.memlock", "memlock", Status::pass, expected, have, "RLIMIT_MEMLOCK unlimited");
   }
   const bool ok = min_kib && limit.bytes >= *min_kib * 1024;
+  std::string message;
+  if (ok) {
+    message = "RLIMIT_MEMLOCK " + have + " (profile minimum " +
+              limit_text({0, false, *min_kib * 1024}) + ")";
+  } else if (limit.root) {
+    // As root (a systemd timer, Ansible's become) the limit is this process's own: the
+    // limits.d advice would not change it, and a job may well have another.
+    message = "RLIMIT_MEMLOCK " + have + ", expected " + expected +
+              ": this check runs as root, and the limit of a root process started outside "
+              "slurmd is not the jobs' (pam_limits' '*' never applies to root; a systemd "
+              "service has its unit's LimitMEMLOCK): run the check from slurmd "
+              "(HealthCheckProgram), or set LimitMEMLOCK=infinity in the unit that starts it, "
+              "or disable mpi.memlock here";
+  } else {
+    message = "RLIMIT_MEMLOCK " + have + ", expected " + expected +
+              ": MPI cannot pin its buffers; a job inherits the limit of slurmd (set "
+              "LimitMEMLOCK=infinity in its systemd unit, and "
+              "PropagateResourceLimitsExcept=MEMLOCK in slurm.conf so the login shell's "
+              "limit is not carried over) or of PAM logins ('* - memlock unlimited' in "
+              "/etc/security/limits.d/*.conf)";
+  }
   Result r =
-      make("mpi.memlock", "memlock", ok ? Status::pass : Status::fail, expected, have,
-           ok ? "RLIMIT_MEMLOCK " + have + " (profile minimum " +
-                    limit_text({0, false, *min_kib * 1024}) + ")"
-              : "RLIMIT_MEMLOCK " + have + ", expected " + expected +
-                    ": MPI cannot pin its buffers; a job inherits the limit of slurmd (set "
-                    "LimitMEMLOCK=infinity in its systemd unit, and "
-                    "PropagateResourceLimitsExcept=MEMLOCK in slurm.conf so the login shell's "
-                    "limit is not carried over) or of PAM logins ('* - memlock unlimited' in "
-                    "/etc/security/limits.d/*.conf)");
+      make("mpi.memlock", "memlock", ok ? Status::pass : Status::fail, expected, have, message);
   r.value = static_cast<double>(limit.bytes) / 1024;
   r.unit = "KiB";
   return r;

@@ -15,11 +15,14 @@
 
 namespace ibsetup::check::mpi {
 
-// RLIMIT_MEMLOCK (soft) of this process; error is the errno of getrlimit.
+// RLIMIT_MEMLOCK (soft) of this process; error is the errno of getrlimit. root: the process
+// runs as euid 0, whose limit says nothing of the jobs' (pam_limits' '*' skips root, a
+// systemd service has its unit's LimitMEMLOCK).
 struct Memlock {
   int error = 0;
   bool unlimited = false;
   uint64_t bytes = 0;
+  bool root = false;
 };
 
 // A device file as stat(2) sees it; error is its errno (the rest is then unset).

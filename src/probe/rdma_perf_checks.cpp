@@ -242,6 +242,7 @@ std::vector<Result> perf_checks(const profile::ResolvedNode& node, const RdmaOpt
           ResponderOptions ro;
           ro.bind = item.target.address.str();
           ro.port = 0;
+          ro.sysfs_root = options.sysfs_root;
           BackgroundResponder responder(ro);
           Item local = item;
           local.target.port = responder.port();

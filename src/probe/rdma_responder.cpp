@@ -42,11 +42,23 @@ struct Connection {
   Deadline idle;
   Deadline cap;
   Clock::time_point started;
+  // A latency session's last message (or its start): it is busy-polled only right after one.
+  Clock::time_point last_recv;
   uint64_t echoes = 0;
 };
 
 // Receives a latency session keeps posted: the echo goes out before its receive is posted again.
 constexpr int k_lat_recvs = 2;
+
+// A latency session is busy-polled for this long after its last message: a measuring client
+// sends back to back, so the spin lasts its run; a client that only trickles messages in
+// must not pin a core for the session's whole time cap.
+constexpr auto k_lat_spin = std::chrono::milliseconds(1);
+// Out of the spin, the CQs (which have no completion channel) are looked at after naps this
+// long: short for a second after a message, longer after that.
+constexpr int k_lat_nap_recent_ms = 1;
+constexpr int k_lat_nap_ms = 10;
+constexpr auto k_lat_recent = std::chrono::seconds(1);
 
 const char* kind_name(SessionKind kind)
 {
@@ -90,7 +102,10 @@ private:
   void on_completions(Connection& c, bool closing = false);
   // False when the connection was dropped.
   bool spin(Connection& c);
-  void spin_latency_sessions();
+  // True when a latency session had a message within k_lat_spin.
+  bool spin_latency_sessions();
+  // How long serve() may block before the latency sessions' CQs are looked at again; -1: none.
+  int latency_nap_ms(Clock::time_point now) const;
   void finished(const Connection& c);
   void echoed(const Connection& c, uint32_t bytes);
   void drop(rdma_cm_id* id, const std::string& why);
@@ -196,6 +211,7 @@ void Responder::accept(rdma_cm_id* id, const std::optional<rdma::SessionRequest>
   c.size = r.size;
   c.peer = peer;
   c.started = now;
+  c.last_recv = now;
   // A bandwidth client's writes complete nothing here: it is idle by design for its duration.
   const int busy_ms = r.kind == SessionKind::bandwidth ? static_cast<int>(r.duration_s) * 1000 : 0;
   c.idle = Deadline(now, m_options.idle_ms + busy_ms);
@@ -215,7 +231,8 @@ void Responder::accept(rdma_cm_id* id, const std::optional<rdma::SessionRequest>
       }
       rdma::SessionReply reply;
       const std::string device = id->verbs != nullptr ? ibv_get_device_name(id->verbs->device) : "";
-      reply.rate_gbps = rdma::port_rate_gbps("/sys", device, id->port_num).value_or(0);
+      reply.rate_gbps =
+          rdma::port_rate_gbps(m_options.sysfs_root, device, id->port_num).value_or(0);
       if (bw) {
         reply.address = c.perf->address();
         reply.rkey = c.perf->rkey();
@@ -346,7 +363,8 @@ bool Responder::spin(Connection& c)
         // message until this one is posted again.
         c.perf->post_send(wc[k].byte_len, true);
         c.perf->post_recv(c.size);
-        c.idle = Deadline(Clock::now(), m_options.idle_ms);
+        c.last_recv = Clock::now();
+        c.idle = Deadline(c.last_recv, m_options.idle_ms);
         ++c.echoes;
       }
     }
@@ -357,9 +375,10 @@ bool Responder::spin(Connection& c)
   return true;
 }
 
-// The latency sessions' CQs for about a millisecond, with nothing else in the loop: the time
-// between a message's arrival and its echo is all a latency test measures of the responder.
-void Responder::spin_latency_sessions()
+// The latency sessions' CQs, with nothing else in the loop while messages keep arriving: the
+// time between a message's arrival and its echo is all a latency test measures of the
+// responder. One look only when none has had a message within k_lat_spin.
+bool Responder::spin_latency_sessions()
 {
   std::vector<Connection*> sessions;
   for (auto& [id, c] : m_connections) {
@@ -368,20 +387,42 @@ void Responder::spin_latency_sessions()
     }
   }
   if (sessions.empty()) {
-    return;
+    return false;
   }
-  const auto until = Clock::now() + std::chrono::milliseconds(1);
+  const auto hot = [&sessions](Clock::time_point now) {
+    return std::any_of(sessions.begin(), sessions.end(),
+                       [now](const Connection* c) { return now - c->last_recv < k_lat_spin; });
+  };
+  const auto until = Clock::now() + k_lat_spin;
   for (unsigned turn = 1;; ++turn) {
     for (auto* c : sessions) {
       if (!spin(*c)) {
-        return;  // the map changed under the pointers
+        return true;  // the map changed under the pointers; the loop comes back at once
       }
     }
     // The clock every 64 turns: under emulation a clock read costs as much as a poll.
-    if (turn % 64 == 0 && Clock::now() >= until) {
-      return;
+    if (turn % 64 == 0 || turn == 1) {
+      const auto now = Clock::now();
+      if (!hot(now)) {
+        return false;
+      }
+      if (now >= until) {
+        return true;
+      }
     }
   }
+}
+
+int Responder::latency_nap_ms(Clock::time_point now) const
+{
+  int nap = -1;
+  for (const auto& [id, c] : m_connections) {
+    if (c.kind == SessionKind::latency) {
+      const int ms = now - c.last_recv < k_lat_recent ? k_lat_nap_recent_ms : k_lat_nap_ms;
+      nap = nap < 0 ? ms : std::min(nap, ms);
+    }
+  }
+  return nap;
 }
 
 void Responder::expire(Clock::time_point now)
@@ -416,13 +457,11 @@ int Responder::serve()
       return m_served;
     }
     expire(now);
-    // Latency sessions are served by busy-polling their CQs, as ib_send_lat's server does
-    // (waking up from poll() would be most of a small message's latency); the event channel
-    // and the other sessions are still looked at every millisecond.
-    const bool spinning =
-        std::any_of(m_connections.begin(), m_connections.end(),
-                    [](const auto& entry) { return entry.second.kind == SessionKind::latency; });
-    spin_latency_sessions();
+    // Latency sessions are served by busy-polling their CQs while messages arrive, as
+    // ib_send_lat's server does (waking up from poll() would be most of a small message's
+    // latency); the event channel and the other sessions are still looked at every
+    // millisecond. A quiet session's CQ is looked at after short naps instead.
+    const bool spinning = spin_latency_sessions();
     now = Clock::now();
     std::vector<pollfd> fds{{m_channel->fd, POLLIN, 0}};
     std::vector<rdma_cm_id*> owners{nullptr};
@@ -441,8 +480,11 @@ int Responder::serve()
       deadlines.push_back(c.idle);
       deadlines.push_back(c.cap);
     }
-    const int rc =
-        poll(fds.data(), fds.size(), spinning ? 0 : rdma::poll_timeout_ms(deadlines, now));
+    int timeout = spinning ? 0 : rdma::poll_timeout_ms(deadlines, now);
+    if (const int nap = latency_nap_ms(now); !spinning && nap >= 0) {
+      timeout = timeout < 0 ? nap : std::min(timeout, nap);
+    }
+    const int rc = poll(fds.data(), fds.size(), timeout);
     if (rc < 0 && errno != EINTR) {
       throw EnvironmentError(std::string("responder: poll: ") + std::strerror(errno));
     }

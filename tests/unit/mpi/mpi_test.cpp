@@ -113,6 +113,28 @@ TEST(MpiMemlock, ALimitFailsWithWhereItComesFromAndTheFix)
             std::string::npos);
 }
 
+TEST(MpiMemlock, AsRootTheHintIsNotLimitsD)
+{
+  mpi::Memlock limit{0, false, 64 * k_kib};
+  limit.root = true;
+  const auto r = mpi::memlock_result(limit, std::nullopt);
+  EXPECT_EQ(r.status, Status::fail);
+  EXPECT_EQ(r.message.rfind("memlock: RLIMIT_MEMLOCK 64 KiB, expected unlimited: this check "
+                            "runs as root",
+                            0),
+            0U)
+      << r.message;
+  EXPECT_NE(r.message.find("not the jobs'"), std::string::npos);
+  EXPECT_NE(r.message.find("HealthCheckProgram"), std::string::npos);
+  EXPECT_NE(r.message.find("LimitMEMLOCK"), std::string::npos);
+  EXPECT_NE(r.message.find("disable mpi.memlock"), std::string::npos);
+  // The limits.d line would not change a root process's limit.
+  EXPECT_EQ(r.message.find("limits.d"), std::string::npos);
+  // Unlimited or enough passes as root too.
+  limit.unlimited = true;
+  EXPECT_EQ(mpi::memlock_result(limit, std::nullopt).status, Status::pass);
+}
+
 TEST(MpiMemlock, AProfileMinimumIsEnough)
 {
   const auto ok = mpi::memlock_result({0, false, 2 * 1024 * k_kib}, 1024);

@@ -134,7 +134,9 @@ EXAMPLES = r'''
       ibsetup.ibsetup.ibsetup:
         profile: /etc/ibsetup/cluster.yaml
         state: checked
-        disable: [rdma]
+        # mpi.memlock would read the limit of this become-root process, not the one jobs get
+        # from slurmd: check it from slurmd's HealthCheckProgram instead.
+        disable: [rdma, mpi.memlock]
 
 - name: Preview the changes without making them
   ibsetup.ibsetup.ibsetup:
