@@ -22,7 +22,7 @@ profile '{min_gbps: 0.001}' '{max_us: 10000000}' >/tmp/low.yaml
 profile '{min_gbps: 10000}' '{max_us: 0.001}' >/tmp/high.yaml
 
 # Only the RDMA measurements: every other group disabled, routes and ping-pong too.
-only="--disable hca --disable pcie --disable port --disable ipoib --disable ip
+only="--disable hca --disable pcie --disable port --disable ipoib --disable ip --disable mpi
   --disable rdma.device --disable rdma.route --disable rdma.pingpong --timeout 60"
 perf="--bw-duration 1 --lat-iters 200"
 
