@@ -20,34 +20,34 @@ constexpr double k_bytes_per_gbit = 1e9 / 8;
 
 void declare(Exposition& m)
 {
-  m.gauge("ibsetup_check_ok", "1 when the node passed its check (no result failed), else 0.");
-  m.gauge("ibsetup_check_failed", "1 when the result of this check id and subject failed.");
-  m.gauge("ibsetup_check_warning", "1 when the result of this check id and subject warned.");
-  m.gauge("ibsetup_check_timestamp_seconds", "When the check's verdict was in (Unix time).");
-  m.gauge("ibsetup_check_duration_seconds", "How long the check ran.");
-  m.gauge("ibsetup_check_host_info", "The node name the check judged, from the profile.");
-  m.gauge("ibsetup_check_value",
-          "The number a result measured, in the unit of its label (as check --json says).");
-  m.gauge("ibsetup_hca_info", "An HCA with its firmware version and type; always 1.");
-  m.gauge("ibsetup_port_state", "Port state as the kernel numbers it (4 ACTIVE, 1 DOWN).");
-  m.gauge("ibsetup_port_physical_state",
-          "Port physical state as the kernel numbers it (5 LinkUp, 2 Polling, 3 Disabled).");
-  m.gauge(
-      "ibsetup_port_rate_bytes_per_second",
-      "Port data rate; 0 while the port is not ACTIVE (the kernel's rate is then meaningless).");
-  m.gauge("ibsetup_port_lid", "The port's LID (0: none assigned).");
-  m.gauge("ibsetup_port_sm_lid", "The LID of the port's subnet manager (0: none seen).");
-  m.gauge("ibsetup_port_counters", "A port counter as read from sysfs counters/.");
-  m.gauge("ibsetup_port_counters_saturated",
-          "1 when the port counter is stuck at its maximum (short counters do not wrap).");
-  m.gauge("ibsetup_pcie_link_width", "The HCA's negotiated PCIe link width (lanes).");
-  m.gauge("ibsetup_pcie_link_max_width", "The HCA's maximum PCIe link width (lanes).");
-  m.gauge("ibsetup_pcie_link_transfers_per_second", "The HCA's negotiated PCIe link speed.");
-  m.gauge("ibsetup_pcie_link_max_transfers_per_second", "The HCA's maximum PCIe link speed.");
-  m.gauge("ibsetup_rdma_bandwidth_bytes_per_second",
-          "RDMA bandwidth measured by the rdma.bandwidth check.");
-  m.gauge("ibsetup_rdma_latency_seconds",
-          "Median RDMA latency measured by the rdma.latency check.");
+  m.gauges({
+      {"ibsetup_check_ok", "1 when the node passed its check (no result failed), else 0."},
+      {"ibsetup_check_failed", "1 when the result of this check id and subject failed."},
+      {"ibsetup_check_warning", "1 when the result of this check id and subject warned."},
+      {"ibsetup_check_timestamp_seconds", "When the check's verdict was in (Unix time)."},
+      {"ibsetup_check_duration_seconds", "How long the check ran."},
+      {"ibsetup_check_host_info", "The node name the check judged, from the profile."},
+      {"ibsetup_check_value",
+       "The number a result measured, in the unit of its label (as check --json says)."},
+      {"ibsetup_hca_info", "An HCA with its firmware version and type; always 1."},
+      {"ibsetup_port_state", "Port state as the kernel numbers it (4 ACTIVE, 1 DOWN)."},
+      {"ibsetup_port_physical_state",
+       "Port physical state as the kernel numbers it (5 LinkUp, 2 Polling, 3 Disabled)."},
+      {"ibsetup_port_rate_bytes_per_second",
+       "Port data rate; 0 while the port is not ACTIVE (the kernel's rate is then meaningless)."},
+      {"ibsetup_port_lid", "The port's LID (0: none assigned)."},
+      {"ibsetup_port_sm_lid", "The LID of the port's subnet manager (0: none seen)."},
+      {"ibsetup_port_counters", "A port counter as read from sysfs counters/."},
+      {"ibsetup_port_counters_saturated",
+       "1 when the port counter is stuck at its maximum (short counters do not wrap)."},
+      {"ibsetup_pcie_link_width", "The HCA's negotiated PCIe link width (lanes)."},
+      {"ibsetup_pcie_link_max_width", "The HCA's maximum PCIe link width (lanes)."},
+      {"ibsetup_pcie_link_transfers_per_second", "The HCA's negotiated PCIe link speed."},
+      {"ibsetup_pcie_link_max_transfers_per_second", "The HCA's maximum PCIe link speed."},
+      {"ibsetup_rdma_bandwidth_bytes_per_second",
+       "RDMA bandwidth measured by the rdma.bandwidth check."},
+      {"ibsetup_rdma_latency_seconds", "Median RDMA latency measured by the rdma.latency check."},
+  });
 }
 
 void add_host(Exposition& m, const inventory::Host& host)

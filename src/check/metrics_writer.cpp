@@ -13,6 +13,13 @@ void Exposition::gauge(const std::string& name, const std::string& help)
   m_families[name].help = help;
 }
 
+void Exposition::gauges(std::initializer_list<GaugeFamily> families)
+{
+  for (const auto& f : families) {
+    gauge(f.name, f.help);
+  }
+}
+
 void Exposition::set(const std::string& name, const Labels& labels, double value)
 {
   const auto family = m_families.find(name);

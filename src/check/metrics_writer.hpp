@@ -2,6 +2,7 @@
 // that the same input gives byte-identical output whatever order it was added in.
 #pragma once
 
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <utility>
@@ -11,10 +12,18 @@ namespace ibsetup::check::metrics {
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
+// A gauge family's name and HELP text.
+struct GaugeFamily {
+  const char* name;
+  const char* help;
+};
+
 class Exposition {
 public:
   // Declares a gauge family; every family gets its HELP and TYPE lines even without samples.
   void gauge(const std::string& name, const std::string& help);
+  // Declares each of the families, as gauge() does.
+  void gauges(std::initializer_list<GaugeFamily> families);
   // Sets one sample of a declared family. A second sample with the same labels keeps the
   // larger value (a number over NaN): two results of one check and subject are one series (a
   // duplicate series would make node_exporter refuse the whole file).

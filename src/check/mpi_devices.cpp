@@ -67,6 +67,20 @@ std::string uverbs_of(const inventory::SysfsReader& sysfs, const std::string& hc
   return {};
 }
 
+// The failed mpi.devices result of an HCA without a device file to judge.
+Result no_device(const std::string& subject, const std::string& observed,
+                 const std::string& message)
+{
+  Result r;
+  r.id = "mpi.devices";
+  r.subject = subject;
+  r.status = Status::fail;
+  r.expected = k_expected;
+  r.observed = observed;
+  r.message = message;
+  return r;
+}
+
 }  // namespace
 
 Result device_file_result(const std::string& subject, const std::string& path, const FileInfo& info,
@@ -116,27 +130,17 @@ std::vector<Result> device_results(const std::vector<Hca>& hcas, const Options& 
   std::vector<Result> out;
   for (const auto& hca : hcas) {
     if (hca.name.empty()) {
-      Result r;
-      r.id = "mpi.devices";
-      r.subject = hca.pci;
-      r.status = Status::fail;
-      r.expected = k_expected;
-      r.observed = "no RDMA device";
-      r.message = hca.pci + ": no RDMA device at this PCI address, so no uverbs device";
-      out.push_back(r);
+      out.push_back(
+          no_device(hca.pci, "no RDMA device",
+                    hca.pci + ": no RDMA device at this PCI address, so no uverbs device"));
       continue;
     }
     const std::string uverbs = uverbs_of(sysfs, hca.name);
     if (uverbs.empty()) {
-      Result r;
-      r.id = "mpi.devices";
-      r.subject = hca.name;
-      r.status = Status::fail;
-      r.expected = k_expected;
-      r.observed = "no uverbs device";
-      r.message = hca.name + ": no uverbs device in " + options.sysfs_root +
-                  "/class/infiniband_verbs (is ib_uverbs loaded? is the HCA present?)";
-      out.push_back(r);
+      out.push_back(
+          no_device(hca.name, "no uverbs device",
+                    hca.name + ": no uverbs device in " + options.sysfs_root +
+                        "/class/infiniband_verbs (is ib_uverbs loaded? is the HCA present?)"));
       continue;
     }
     const std::string path = options.dev_dir + "/" + uverbs;

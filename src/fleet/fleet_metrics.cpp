@@ -32,18 +32,20 @@ void count_by_id(Exposition& m, const std::string& name, const std::vector<Failu
 std::string fleet_to_metrics(const FleetSummary& s, double now_s)
 {
   Exposition m;
-  m.gauge("ibsetup_fleet_ok",
-          "1 when every expected host answered and passed and no other host failed.");
-  m.gauge("ibsetup_fleet_timestamp_seconds", "When the fleet report was made (Unix time).");
-  m.gauge("ibsetup_fleet_hosts",
-          "Hosts by outcome: passed, failed, invalid (no valid result), no_answer.");
-  m.gauge("ibsetup_fleet_unexpected_hosts", "Hosts in the input that were not expected.");
-  m.gauge("ibsetup_fleet_duplicated_hosts", "Hosts that printed more than one result.");
-  m.gauge("ibsetup_fleet_check_failed_hosts", "Hosts whose results of this check id failed.");
-  m.gauge("ibsetup_fleet_check_warning_hosts", "Hosts whose results of this check id warned.");
-  m.gauge("ibsetup_fleet_firmware_hosts", "Hosts reporting this HCA firmware (hca.firmware).");
-  m.gauge("ibsetup_fleet_port_rate_hosts", "Hosts reporting this port rate (port.rate).");
-  m.gauge("ibsetup_fleet_host_ok", "1 when this host answered and passed, else 0.");
+  m.gauges({
+      {"ibsetup_fleet_ok",
+       "1 when every expected host answered and passed and no other host failed."},
+      {"ibsetup_fleet_timestamp_seconds", "When the fleet report was made (Unix time)."},
+      {"ibsetup_fleet_hosts",
+       "Hosts by outcome: passed, failed, invalid (no valid result), no_answer."},
+      {"ibsetup_fleet_unexpected_hosts", "Hosts in the input that were not expected."},
+      {"ibsetup_fleet_duplicated_hosts", "Hosts that printed more than one result."},
+      {"ibsetup_fleet_check_failed_hosts", "Hosts whose results of this check id failed."},
+      {"ibsetup_fleet_check_warning_hosts", "Hosts whose results of this check id warned."},
+      {"ibsetup_fleet_firmware_hosts", "Hosts reporting this HCA firmware (hca.firmware)."},
+      {"ibsetup_fleet_port_rate_hosts", "Hosts reporting this port rate (port.rate)."},
+      {"ibsetup_fleet_host_ok", "1 when this host answered and passed, else 0."},
+  });
 
   m.set("ibsetup_fleet_ok", {}, s.ok() ? 1 : 0);
   m.set("ibsetup_fleet_timestamp_seconds", {}, now_s);

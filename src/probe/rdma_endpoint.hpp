@@ -4,6 +4,8 @@
 
 #include <ibsetup/address.hpp>
 
+#include "probe/rdma_rc.hpp"
+
 #include <rdma/rdma_cma.h>
 #include <sys/socket.h>
 
@@ -24,11 +26,10 @@ constexpr size_t k_message_size = 64;
 class Endpoint {
 public:
   explicit Endpoint(rdma_cm_id* id);
-  ~Endpoint();
   Endpoint(const Endpoint&) = delete;
   Endpoint& operator=(const Endpoint&) = delete;
 
-  int fd() const { return m_channel->fd; }
+  int fd() const { return m_rc.channel()->fd; }
   char* send_buffer() { return m_buffer.data(); }
   char* recv_buffer() { return m_buffer.data() + k_message_size; }
   void post_recv();
@@ -37,21 +38,12 @@ public:
   std::vector<ibv_wc> completions();
 
 private:
-  void release();
-
-  rdma_cm_id* m_id;
-  ibv_pd* m_pd = nullptr;
-  ibv_comp_channel* m_channel = nullptr;
-  ibv_cq* m_cq = nullptr;
-  ibv_mr* m_mr = nullptr;
-  bool m_qp = false;
-  unsigned m_unacked = 0;
+  // Declared first: the memory region over it goes before it does.
   std::array<char, 2 * k_message_size> m_buffer{};
+  RcResources m_rc;
 };
 
 // An RC connection's parameters, the same on both sides.
 rdma_conn_param connection_parameters();
-// Sets O_NONBLOCK on fd; throws std::runtime_error on failure.
-void set_nonblocking(int fd, const char* what);
 
 }  // namespace ibsetup::check::rdma

@@ -5,6 +5,8 @@
 // busy. Includes librdmacm, so only src/probe/ may include it.
 #pragma once
 
+#include "probe/rdma_rc.hpp"
+
 #include <rdma/rdma_cma.h>
 
 #include <cstddef>
@@ -24,15 +26,14 @@ public:
   // made. The id stays the caller's.
   PerfEndpoint(rdma_cm_id* id, size_t buffer_bytes, bool remote_write, int send_depth,
                int recv_depth);
-  ~PerfEndpoint();
   PerfEndpoint(const PerfEndpoint&) = delete;
   PerfEndpoint& operator=(const PerfEndpoint&) = delete;
 
   char* buffer() { return m_buffer.data(); }
   size_t size() const { return m_buffer.size(); }
   uint64_t address() const { return reinterpret_cast<uintptr_t>(m_buffer.data()); }
-  uint32_t rkey() const;
-  uint32_t max_inline() const { return m_max_inline; }
+  uint32_t rkey() const { return m_rc.rkey(); }
+  uint32_t max_inline() const { return m_rc.max_inline(); }
 
   void post_recv(size_t length);
   void post_send(size_t length, bool signaled);
@@ -41,15 +42,9 @@ public:
   int poll(ibv_wc* wc, int n);
 
 private:
-  void release();
-
-  rdma_cm_id* m_id;
-  ibv_pd* m_pd = nullptr;
-  ibv_cq* m_cq = nullptr;
-  ibv_mr* m_mr = nullptr;
-  bool m_qp = false;
-  uint32_t m_max_inline = 0;
+  // Declared first: the memory region over it goes before it does.
   std::vector<char> m_buffer;
+  RcResources m_rc;
 };
 
 }  // namespace ibsetup::check::rdma

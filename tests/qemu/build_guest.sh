@@ -6,7 +6,8 @@
 # Writes OUTDIR/vmlinuz and OUTDIR/initrd.gz. Each BINARY is copied to /bin/<basename> in the
 # guest together with every library it needs. The guest's /init loads the RDMA modules, creates
 # rxe0 on dummy0 (192.168.77.1/24), runs /test.sh (copied from $GUEST_SCRIPT, default
-# guest_inspect.sh beside this script), prints its output between the markers
+# guest_inspect.sh beside this script; guest_lib.sh goes beside it as /guest_lib.sh), prints
+# its output between the markers
 #   ===GUEST BEGIN test.sh===   and   ===GUEST END test.sh rc=N===
 # on the serial console and powers off.
 #
@@ -275,6 +276,8 @@ cp "$kdir/load-order" "$root/lib/modules/guest/load-order"
 
 cp "$guest_script" "$root/test.sh"
 chmod 0755 "$root/test.sh"
+# What the guest scripts share (they source it).
+cp "$script_dir/guest_lib.sh" "$root/guest_lib.sh"
 
 cat >"$root/etc/passwd" <<'EOF'
 root:x:0:0:root:/root:/bin/sh

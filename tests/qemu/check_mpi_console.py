@@ -9,13 +9,11 @@ device at mode 0600 fails mpi.devices, and unloaded modules fail mpi.modules. Pr
 per assertion and ends with `qemu: N passed, M failed`; exit code 0 when all hold.
 """
 
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_rdma_console import expect, results  # noqa: E402
-from compare_inspect import Report, console_lines, no_markers, sections  # noqa: E402
+from console import Report, expect, guest_console, results  # noqa: E402
 
 # ibsetup's exit code when a check failed (README, "Exit codes").
 CHECK_FAILED = 5
@@ -30,15 +28,7 @@ def mpi_ids(got):
 
 
 def main(argv):
-    if len(argv) != 2:
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
-        return 2
-    lines = console_lines(argv[1])
-    if not any(l.strip() == "===GUEST BEGIN test.sh===" for l in lines):
-        return no_markers(lines, "the guest never printed its markers (no ===GUEST BEGIN test.sh===)")
-    if not any(l.strip().startswith("===GUEST END test.sh") for l in lines):
-        return no_markers(lines, "the guest script never finished (no ===GUEST END test.sh===)")
-    out, rcs = sections(lines)
+    lines, out, rcs = guest_console(argv, __doc__)
     r = Report()
     for line in lines:
         if line.startswith("guest:"):

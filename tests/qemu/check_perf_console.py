@@ -16,8 +16,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_rdma_console import SLACK_S, bounded, results, times  # noqa: E402
-from compare_inspect import Report, console_lines, no_markers, sections  # noqa: E402
+from console import SLACK_S, Report, bounded, guest_console, results, times  # noqa: E402
 
 LOOP = "rxe0/1 -> rxe0/1"
 PEER = "rxe0/1 -> cn2"
@@ -47,15 +46,7 @@ def failed(r, name, got, check_id, subject, *, message=()):
 
 
 def main(argv):
-    if len(argv) != 2:
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
-        return 2
-    lines = console_lines(argv[1])
-    if not any(l.strip() == "===GUEST BEGIN test.sh===" for l in lines):
-        return no_markers(lines, "the guest never printed its markers (no ===GUEST BEGIN test.sh===)")
-    if not any(l.strip().startswith("===GUEST END test.sh") for l in lines):
-        return no_markers(lines, "the guest script never finished (no ===GUEST END test.sh===)")
-    out, rcs = sections(lines)
+    lines, out, rcs = guest_console(argv, __doc__)
     took = times(lines)
     r = Report()
 

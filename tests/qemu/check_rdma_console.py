@@ -9,68 +9,14 @@ that proves an unreachable peer cannot hang the check, not a benchmark. Prints o
 assertion and ends with `qemu: N passed, M failed`; exit code 0 when all hold.
 """
 
-import json
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare_inspect import Report, console_lines, no_markers, sections  # noqa: E402
-
-# Slack over the deadline for process start and teardown under software emulation.
-SLACK_S = 2.0
-
-
-def times(lines):
-    out = {}
-    for line in lines:
-        m = re.fullmatch(r"===TIME (\S+)=([0-9.]+) ([0-9.]+)===", line.strip())
-        if m:
-            out[m.group(1)] = float(m.group(3)) - float(m.group(2))
-    return out
-
-
-def results(r, out, rcs, name):
-    """{(id, subject): result} of one run, or None when it printed no JSON."""
-    for line in out.get(f"{name}-stderr", []):
-        r.info(f"{name} stderr: {line}")
-    try:
-        report = json.loads("\n".join(out.get(name, [])))
-    except ValueError as e:
-        r.check(f"{name}: output is JSON", False, error=str(e), head=out.get(name, [])[:5])
-        return None
-    for c in report["checks"]:
-        r.info(f"{name}: {c['status']:4} {c['id']:13} {c['subject']:7} observed: {c['observed']}"
-               f" | {c['message']}")
-    return {(c["id"], c["subject"]): c for c in report["checks"]}
-
-
-def expect(r, name, got, check_id, subject, status, *, message=(), observed=()):
-    c = got.get((check_id, subject))
-    if c is None:
-        r.check(f"{name}: {check_id} {subject} present", False)
-        return
-    ok = c["status"] == status and all(m in c["message"] for m in message) and all(
-        o in c["observed"] for o in observed)
-    r.check(f"{name}: {check_id} {subject} is {status}", ok, status=c["status"],
-            message=c["message"], observed=c["observed"], expected=c["expected"])
-
-
-def bounded(r, name, elapsed, limit):
-    r.check(f"{name}: finished within {limit:.1f} s (deadline + {SLACK_S:.0f} s)",
-            elapsed is not None and elapsed < limit, elapsed_s=elapsed)
-
+from console import SLACK_S, Report, bounded, expect, guest_console, results, times  # noqa: E402
 
 def main(argv):
-    if len(argv) != 2:
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
-        return 2
-    lines = console_lines(argv[1])
-    if not any(l.strip() == "===GUEST BEGIN test.sh===" for l in lines):
-        return no_markers(lines, "the guest never printed its markers (no ===GUEST BEGIN test.sh===)")
-    if not any(l.strip().startswith("===GUEST END test.sh") for l in lines):
-        return no_markers(lines, "the guest script never finished (no ===GUEST END test.sh===)")
-    out, rcs = sections(lines)
+    lines, out, rcs = guest_console(argv, __doc__)
     took = times(lines)
     r = Report()
 

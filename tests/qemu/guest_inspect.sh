@@ -1,23 +1,9 @@
 #!/bin/sh
 # Runs inside the QEMU guest (as /test.sh, under busybox sh) after /init created rxe0.
-# Prints each tool's output between ===BEGIN NAME=== and ===END NAME===, then its exit code
-# as ===RC NAME=N===. Real tools are called by absolute path: busybox runs its own applets
-# before $PATH. stderr goes to a separate section so that it cannot corrupt the JSON.
+# Prints each tool's output as a section (guest_lib.sh): between ===BEGIN NAME=== and
+# ===END NAME===, then its exit code as ===RC NAME=N===.
 
-section() {
-  name=$1
-  shift
-  echo "===BEGIN $name==="
-  "$@" 2>/tmp/stderr
-  rc=$?
-  echo "===END $name==="
-  echo "===RC $name=$rc==="
-  if [ -s /tmp/stderr ]; then
-    echo "===BEGIN $name-stderr==="
-    cat /tmp/stderr
-    echo "===END $name-stderr==="
-  fi
-}
+. /guest_lib.sh
 
 section ibsetup /bin/ibsetup inspect --json
 section ibv_devinfo /usr/bin/ibv_devinfo -v

@@ -3,8 +3,10 @@
 # and created rxe0 on dummy0. Exercises the mpi check group on the real kernel stack, as root
 # and as an unprivileged user (busybox su: root is exempt from RLIMIT_MEMLOCK when registering
 # memory, through CAP_IPC_LOCK, and may open any device file); check_mpi_console.py on the host
-# judges the output. Sections as in guest_rdma.sh (===BEGIN NAME===, ===END NAME===,
+# judges the output. Sections from guest_lib.sh (===BEGIN NAME===, ===END NAME===,
 # ===RC NAME=N===).
+
+. /guest_lib.sh
 
 # The unprivileged user the job would run as.
 echo "mpiuser:x:1000:1000:mpi job:/tmp:/bb/sh" >>/etc/passwd
@@ -19,35 +21,15 @@ nodes:
         ports: [{port: 1}]
 YAML
 # The same node with an IPoIB interface declared: ib_ipoib is then needed too.
-cat >/tmp/mpi-ipoib.yaml <<'YAML'
-version: 1
-nodes:
-  - hosts: guest
-    hcas:
-      - device: rxe0
-        ports: [{port: 1}]
-    interfaces:
-      - {name: ib0, device: rxe0, port: 1, ipv4: 10.77.0.0/24}
-YAML
+{
+  cat /tmp/mpi.yaml
+  echo "    interfaces:"
+  echo "      - {name: ib0, device: rxe0, port: 1, ipv4: 10.77.0.0/24}"
+} >/tmp/mpi-ipoib.yaml
 chmod 0644 /tmp/mpi.yaml /tmp/mpi-ipoib.yaml
 
 # Only the mpi group: the others are covered by the inspect and rdma guests.
 only_mpi="--disable hca --disable pcie --disable port --disable ipoib --disable ip --disable rdma"
-
-section() {
-  name=$1
-  shift
-  echo "===BEGIN $name==="
-  "$@" 2>/tmp/stderr
-  rc=$?
-  echo "===END $name==="
-  echo "===RC $name=$rc==="
-  if [ -s /tmp/stderr ]; then
-    echo "===BEGIN $name-stderr==="
-    cat /tmp/stderr
-    echo "===END $name-stderr==="
-  fi
-}
 
 # A check of node guest in profile $2 as root with the memlock limit $1, and more options.
 as_root() {

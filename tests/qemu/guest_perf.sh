@@ -2,13 +2,12 @@
 # Runs inside the QEMU guest (as /test.sh, under busybox sh) after /init created rxe0 on dummy0
 # (192.168.77.1/24). Exercises rdma.bandwidth and rdma.latency on the real kernel stack
 # (check_perf_console.py judges them), then, in the same boot on the same device, compares them
-# with perftest's ib_write_bw and ib_send_lat (bench/rdma.sh reports the ratios). Sections as
-# in guest_rdma.sh: ===BEGIN NAME===, ===END NAME===, ===TIME NAME=START END===, ===RC NAME=N===.
+# with perftest's ib_write_bw and ib_send_lat (bench/rdma.sh reports the ratios). Sections from
+# guest_lib.sh: ===BEGIN NAME===, ===END NAME===, ===TIME NAME=START END===, ===RC NAME=N===.
 
-# The responder of "cn2" binds a second address; ARP on so that an address nobody has (cn3)
-# waits for a reply that never comes (dummy is NOARP by default and "resolves" anything).
-/usr/sbin/ip addr add 192.168.77.2/24 dev dummy0
-/usr/sbin/ip link set dummy0 arp on
+. /guest_lib.sh
+
+add_peer_address
 
 # A profile with the given bandwidth and latency thresholds (YAML flow mappings).
 profile() {
@@ -22,37 +21,8 @@ profile() {
 profile '{min_gbps: 0.001}' '{max_us: 10000000}' >/tmp/low.yaml
 profile '{min_gbps: 10000}' '{max_us: 0.001}' >/tmp/high.yaml
 
-uptime_s() { cut -d' ' -f1 /proc/uptime; }
-
-section() {
-  name=$1
-  shift
-  start=$(uptime_s)
-  echo "===BEGIN $name==="
-  "$@" 2>/tmp/stderr
-  rc=$?
-  echo "===END $name==="
-  echo "===TIME $name=$start $(uptime_s)==="
-  echo "===RC $name=$rc==="
-  if [ -s /tmp/stderr ]; then
-    echo "===BEGIN $name-stderr==="
-    cat /tmp/stderr
-    echo "===END $name-stderr==="
-  fi
-}
-
-wait_listening() { # up to 10 s for the responder's "listening" line
-  i=0
-  while [ $i -lt 100 ]; do
-    grep -q listening /tmp/responder.log 2>/dev/null && return 0
-    sleep 0.1
-    i=$((i + 1))
-  done
-  return 1
-}
-
 # Only the RDMA measurements: every other group disabled, routes and ping-pong too.
-only="--disable hca --disable pcie --disable port --disable ipoib --disable ip
+only="--disable hca --disable pcie --disable port --disable ipoib --disable ip --disable mpi
   --disable rdma.device --disable rdma.route --disable rdma.pingpong --timeout 60"
 perf="--bw-duration 1 --lat-iters 200"
 
@@ -71,11 +41,7 @@ section peer_low /bin/ibsetup check /tmp/low.yaml --node cn1 --json --peer cn2 -
 section peer_high /bin/ibsetup check /tmp/high.yaml --node cn1 --json --peer cn2 --bandwidth \
   --latency $perf $only
 wait $responder
-responder_rc=$?
-echo "===BEGIN responder==="
-cat /tmp/responder.log
-echo "===END responder==="
-echo "===RC responder=$responder_rc==="
+log_section responder /tmp/responder.log $?
 
 # 3. Dead peers: nobody listens on cn2 any more (rejected), cn3 does not answer ARP: each
 # fails within its 1000 ms deadline.
@@ -94,9 +60,7 @@ section qps /bin/ibsetup check /tmp/low.yaml --node cn1 --json --peer cn2 --band
 section after_qps /bin/ibsetup check /tmp/low.yaml --node cn1 --json --peer cn2 --bandwidth \
   $perf $only
 wait $responder
-echo "===BEGIN responder2==="
-cat /tmp/responder.log
-echo "===END responder2==="
+log_section responder2 /tmp/responder.log
 
 # 5. The bench: ibsetup and perftest in turn on rxe0 (both through the RDMA CM to 192.168.77.1),
 # same message size and duration, three rounds. A perftest client that finds its server not yet

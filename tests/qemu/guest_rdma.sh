@@ -1,15 +1,12 @@
 #!/bin/sh
 # Runs inside the QEMU guest (as /test.sh, under busybox sh) after /init created rxe0 on dummy0
 # (192.168.77.1/24). Exercises the RDMA checks on the real kernel stack; check_rdma_console.py
-# on the host judges the output. Sections as in guest_inspect.sh (===BEGIN NAME===,
-# ===END NAME===, ===RC NAME=N===), plus ===TIME NAME=START END=== in seconds of
-# /proc/uptime around each run, so that the host can bound how long each took.
+# on the host judges the output. Sections from guest_lib.sh (===BEGIN NAME===, ===END NAME===,
+# ===TIME NAME=START END===, ===RC NAME=N===).
 
-# A second address plays the peer cn2 (its responder binds it); ARP on so that an address
-# nobody has (cn3) waits for a reply that never comes, as on a real fabric (dummy is NOARP by
-# default and would "resolve" anything on its subnet at once).
-/usr/sbin/ip addr add 192.168.77.2/24 dev dummy0
-/usr/sbin/ip link set dummy0 arp on
+. /guest_lib.sh
+
+add_peer_address
 
 cat >/tmp/rdma.yaml <<'EOF'
 version: 1
@@ -34,36 +31,6 @@ hosts:
   cn3: {interfaces: {dummy0: {ipv4: 192.168.77.200/24}}}
 EOF
 
-uptime_s() { cut -d' ' -f1 /proc/uptime; }
-
-section() {
-  name=$1
-  shift
-  start=$(uptime_s)
-  echo "===BEGIN $name==="
-  "$@" 2>/tmp/stderr
-  rc=$?
-  echo "===END $name==="
-  echo "===TIME $name=$start $(uptime_s)==="
-  echo "===RC $name=$rc==="
-  if [ -s /tmp/stderr ]; then
-    echo "===BEGIN $name-stderr==="
-    cat /tmp/stderr
-    echo "===END $name-stderr==="
-  fi
-}
-
-# Waits up to 10 s for the responder's "listening" line.
-wait_listening() {
-  i=0
-  while [ $i -lt 100 ]; do
-    grep -q listening /tmp/responder.log 2>/dev/null && return 0
-    sleep 0.1
-    i=$((i + 1))
-  done
-  return 1
-}
-
 # `ibsetup check` with every group but the RDMA checks disabled (what the dropped rdma-check
 # command ran).
 rdma_only="--disable hca --disable pcie --disable port --disable ipoib --disable ip"
@@ -79,11 +46,7 @@ wait_listening || echo "guest: the responder did not start listening"
 section pingpong /bin/ibsetup check /tmp/rdma.yaml --node cn1 --json --rdma-pingpong \
   --peer-timeout-ms 2000 $rdma_only
 wait $responder
-responder_rc=$?
-echo "===BEGIN responder==="
-cat /tmp/responder.log
-echo "===END responder==="
-echo "===RC responder=$responder_rc==="
+log_section responder /tmp/responder.log $?
 
 # 3. Nothing listens on port 18516: the connection is rejected, well within the deadline.
 section norespond /bin/ibsetup check /tmp/rdma.yaml --node cn1 --json --rdma-pingpong \

@@ -63,7 +63,8 @@ fi
 
 # Everything that goes into the guest: a change in any of it rebuilds the initramfs.
 inputs() {
-  local f files=("$binary" "$script_dir/build_guest.sh" "$guest_script" /etc/libibverbs.d/rxe.driver)
+  local f files=("$binary" "$script_dir/build_guest.sh" "$script_dir/guest_lib.sh"
+    "$guest_script" /etc/libibverbs.d/rxe.driver)
   for f in /usr/sbin/ibstat /usr/bin/ibv_devinfo /usr/sbin/rdma /usr/bin/rdma /usr/sbin/ip \
     /usr/bin/busybox /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav*.so \
     /usr/bin/ib_write_bw /usr/bin/ib_send_lat; do

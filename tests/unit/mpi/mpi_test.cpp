@@ -428,14 +428,20 @@ std::vector<std::string> ids_of(const std::vector<Result>& results)
   return out;
 }
 
+// Options for a node whose sysfs has every module loaded and whose device directory exists.
+mpi::Options live_options(const test::TempDir& tmp)
+{
+  mpi::Options o;
+  o.sysfs_root = make_sysfs(tmp.path() / "sys", k_all_modules).string();
+  fs::create_directories(tmp.path() / "dev");
+  o.dev_dir = (tmp.path() / "dev").string();
+  return o;
+}
+
 TEST(CheckMpi, AHealthyLiveNodeInCheckOrder)
 {
   test::TempDir tmp;
-  const auto sys = make_sysfs(tmp.path() / "sys", k_all_modules);
-  fs::create_directories(tmp.path() / "dev");
-  mpi::Options o;
-  o.sysfs_root = sys.string();
-  o.dev_dir = (tmp.path() / "dev").string();
+  mpi::Options o = live_options(tmp);
   o.register_mib = 8;
   Recorder rec;
   const auto out = mpi::check_mpi(node_with_ipoib(), o, rec.seams({0, true, 0}, 0));
@@ -452,11 +458,7 @@ TEST(CheckMpi, AHealthyLiveNodeInCheckOrder)
 TEST(CheckMpi, RegistrationFailsUnderALowLimit)
 {
   test::TempDir tmp;
-  const auto sys = make_sysfs(tmp.path() / "sys", k_all_modules);
-  fs::create_directories(tmp.path() / "dev");
-  mpi::Options o;
-  o.sysfs_root = sys.string();
-  o.dev_dir = (tmp.path() / "dev").string();
+  mpi::Options o = live_options(tmp);
   Recorder rec;
   const auto out = mpi::check_mpi(node_with_ipoib(), o, rec.seams({0, false, 64 * k_kib}, ENOMEM));
   EXPECT_EQ(out.front().id, "mpi.memlock");
@@ -498,11 +500,7 @@ TEST(CheckMpi, NoDeviceDirectoryFailsTheDevicesAndSkipsRegistration)
 TEST(CheckMpi, DisabledRegistrationRegistersNothing)
 {
   test::TempDir tmp;
-  const auto sys = make_sysfs(tmp.path() / "sys", k_all_modules);
-  fs::create_directories(tmp.path() / "dev");
-  mpi::Options o;
-  o.sysfs_root = sys.string();
-  o.dev_dir = (tmp.path() / "dev").string();
+  mpi::Options o = live_options(tmp);
   o.reg_mr = false;
   Recorder rec;
   const auto out = mpi::check_mpi(node_with_ipoib(), o, rec.seams({0, true, 0}, 0));
