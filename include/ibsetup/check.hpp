@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ibsetup::check {
@@ -147,6 +148,10 @@ struct CheckOutcome {
   std::optional<inventory::Host> host;
   double finished_s = 0;  // wall clock (seconds since the epoch) when the verdict was in
   double duration_s = 0;  // how long the run took until then (monotonic clock)
+  // The HCA ports the profile declares for the node (hcas[].ports, interfaces' device and
+  // port), as (device, port): outcome_to_metrics gives those missing from host their series at
+  // 0, so that a port or HCA that vanished does not vanish from dashboards. Empty on timeout.
+  std::vector<std::pair<std::string, int>> declared_ports;
 };
 
 // Where run_check can be watched or given another host. Every member may be empty.

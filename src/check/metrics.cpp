@@ -96,6 +96,29 @@ void add_host(Exposition& m, const inventory::Host& host)
   }
 }
 
+// A declared port the host no longer shows (the port or its whole HCA gone) keeps its series at
+// 0, as a port that is there but down does.
+void add_missing_ports(Exposition& m, const CheckOutcome& outcome)
+{
+  for (const auto& dp : outcome.declared_ports) {
+    const bool seen =
+        std::any_of(outcome.host->devices.begin(), outcome.host->devices.end(), [&](const auto& d) {
+          return d.name == dp.first &&
+                 std::any_of(d.ports.begin(), d.ports.end(),
+                             [&](const auto& p) { return p.port == dp.second; });
+        });
+    if (seen) {
+      continue;
+    }
+    const Labels l{{"device", dp.first}, {"port", std::to_string(dp.second)}};
+    for (const char* family :
+         {"ibsetup_port_state", "ibsetup_port_physical_state", "ibsetup_port_rate_bytes_per_second",
+          "ibsetup_port_lid", "ibsetup_port_sm_lid"}) {
+      m.set(family, l, 0);
+    }
+  }
+}
+
 void add_result(Exposition& m, const Result& r)
 {
   const Labels l{{"id", r.id}, {"subject", r.subject}};
@@ -132,6 +155,7 @@ std::string outcome_to_metrics(const CheckOutcome& outcome)
   }
   if (outcome.host) {
     add_host(m, *outcome.host);
+    add_missing_ports(m, outcome);
   }
   return m.str();
 }

@@ -114,6 +114,10 @@ std::string escape_label_value(const std::string& value)
       out += "\\\"";
     } else if (c == '\n') {
       out += "\\n";
+    } else if ((static_cast<unsigned char>(c) < 0x20) || c == '\x7f') {
+      // Raw control bytes would reach terminals via cat/curl, and the stdout
+      // guard's \xNN form is an escape promtool rejects.
+      out += "\xef\xbf\xbd";
     } else {
       out.append(value, i, n);
     }

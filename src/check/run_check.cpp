@@ -4,6 +4,7 @@
 #include <ibsetup/error.hpp>
 #include <ibsetup/plan.hpp>
 #include <ibsetup/rdma_check.hpp>
+#include "check/local_ports.hpp"
 #include "check/mpi.hpp"
 #include "check/slurm.hpp"
 
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 namespace ibsetup::check {
 
@@ -86,6 +88,34 @@ private:
 void append(std::vector<Result>& to, std::vector<Result> from)
 {
   to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+}
+
+// The ports the profile declares, named as check_ports names them.
+std::vector<std::pair<std::string, int>> declared_ports(const profile::ResolvedNode& node,
+                                                        const inventory::Host& host)
+{
+  std::vector<std::pair<std::string, int>> all;
+  const auto add_port = [&all](const std::string& device, int port) {
+    if (std::find(all.begin(), all.end(), std::make_pair(device, port)) == all.end()) {
+      all.emplace_back(device, port);
+    }
+  };
+  for (const auto& hca : node.hcas) {
+    const inventory::Device* d = detail::find_device(host, hca);
+    const std::string name = hca.device ? *hca.device : d ? d->name : std::string();
+    if (name.empty()) {
+      continue;  // an absent HCA known by PCI address alone has no device name to label
+    }
+    for (const auto& p : hca.ports) {
+      add_port(name, p.port);
+    }
+  }
+  for (const auto& i : node.interfaces) {
+    if (!i.parent && i.device && i.port) {
+      add_port(*i.device, *i.port);
+    }
+  }
+  return all;
 }
 
 // The checks after the profile is loaded; false when the budget ran out between two steps.
@@ -282,6 +312,8 @@ CheckOutcome run_check(const CheckOptions& options, const CheckHooks& hooks)
     out.report = timeout_report(node.host, options.timeout_s, true);
     out.timed_out = true;
     out.host.reset();
+  } else {
+    out.declared_ports = declared_ports(node, *out.host);
   }
   out.duration_s = budget.elapsed_s();
   out.finished_s =

@@ -306,7 +306,12 @@ int CheckCommands::check()
     }
   }
   if (!textfile_error.empty()) {
-    throw EnvironmentError(textfile_error);
+    if (outcome.report.ok()) {
+      throw EnvironmentError(textfile_error);
+    }
+    // A failed node outranks a failed write: exit 5 keeps the node out of service (and is
+    // the unit's SuccessExitStatus), so the write error is only reported.
+    std::cerr << "ibsetup: error: " << util::escape_text(textfile_error) << '\n';
   }
   return outcome.report.ok() ? 0 : exit_code(ErrorKind::check_failed);
 }

@@ -4,13 +4,25 @@
 # the samples agree with check --json result by result; --textfile-dir's file is 0644 under
 # umask 077, replaced atomically, with no temporary file after a failing, timed-out or killed
 # run; a real node_exporter serves it (node_textfile_scrape_error 0); README's alert rules pass
-# `promtool check rules`. Exit 77 (skipped) without promtool.
+# `promtool check rules`. Exit 77 (skipped) without promtool; without node_exporter it fails
+# (CI installs it: a silent pass would hide that its cases never ran) unless
+# IBSETUP_ALLOW_MISSING_TOOLS is set, then it is skipped as a whole.
 # Usage: metrics_test.sh IBSETUP SOURCE_DIR
 set -uo pipefail
 ibsetup=$1 src=$2
 if ! command -v promtool >/dev/null 2>&1; then
   echo "SKIP: promtool (Debian package prometheus) is not installed"
   exit 77
+fi
+exporter=$(command -v prometheus-node-exporter || command -v node_exporter)
+if [ -z "$exporter" ]; then
+  if [ -n "${IBSETUP_ALLOW_MISSING_TOOLS:-}" ]; then
+    echo "SKIP: node_exporter (Debian package prometheus-node-exporter) is not installed"
+    exit 77
+  fi
+  echo "FAIL: node_exporter (Debian package prometheus-node-exporter) is not installed;" \
+    "set IBSETUP_ALLOW_MISSING_TOOLS=1 to skip this test"
+  exit 1
 fi
 work=$(mktemp -d)
 exporter_pid=""
@@ -85,13 +97,15 @@ expect "healthy: ibsetup_check_ok 1" "$(grep '^ibsetup_check_ok ' "$work/hdr-2hc
   "ibsetup_check_ok 1"
 expect "port down: ibsetup_check_ok 0" "$(grep '^ibsetup_check_ok ' "$work/port-down-polling.prom")" \
   "ibsetup_check_ok 0"
-expect "port down: its rate series stays, at 0" \
-  "$(grep -c '^ibsetup_port_rate_bytes_per_second{.*} 0$' "$work/port-down-polling.prom")" 1
+# The fixture lacks the declared mlx5_1: its port keeps its series too, at 0.
+expect "port down: its rate series stays, at 0; the absent HCA's port too" \
+  "$(grep '^ibsetup_port_rate_bytes_per_second{.*} 0$' "$work/port-down-polling.prom" | tr '\n' ' ')" \
+  'ibsetup_port_rate_bytes_per_second{device="mlx5_0",port="1"} 0 ibsetup_port_rate_bytes_per_second{device="mlx5_1",port="1"} 0 '
 
 # --- Odd names and messages: quotes, backslashes, newlines, bytes that are not UTF-8 --------
 cp -a "$fixtures/hdr-2hca" "$work/odd"
 dev=$work/odd/class/infiniband/mlx5_0
-printf '20.31.1014"} 1\nevil 1 \\ \xff\xfe\n' >"$dev/fw_ver"
+printf '20.31.1014"} 1\nevil 1 \\ \xff\xfe \033]0;pwn\007\033[2J\177\n' >"$dev/fw_ver"
 printf 'MT4123 \xc3\x28 "x"\n' >"$dev/hca_type"
 printf '4: ACT"IVE\\\n' >"$dev/ports/1/state"
 printf '200 Gb/sec (4X "HDR" \xe9)\n' >"$dev/ports/1/rate"
@@ -102,18 +116,28 @@ lint "odd sysfs strings" "$work/odd.prom"
   >"$work/odd.json" 2>/dev/null
 agree "odd sysfs strings" "$work/odd.json" "$work/odd.prom"
 expect "odd: no forged sample line" "$(grep -c '^evil' "$work/odd.prom")" 0
+# Control bytes (ESC, BEL, DEL) never reach a terminal that cats the output or the textfile.
+expect "odd: no control byte on stdout" "$(LC_ALL=C grep -c $'[\x01-\x09\x0b-\x1f\x7f]' "$work/odd.prom")" 0
+mkdir "$work/oddtf"
+"$ibsetup" check "$profile" --node hdr01 --sysfs-root "$work/odd" --counters -q \
+  --textfile-dir "$work/oddtf" >/dev/null 2>&1
+lint "odd sysfs strings, textfile" "$work/oddtf/ibsetup.prom"
+expect "odd: no control byte in the textfile" \
+  "$(LC_ALL=C grep -c $'[\x01-\x09\x0b-\x1f\x7f]' "$work/oddtf/ibsetup.prom")" 0
 # A saved inventory whose device name holds a quote and a newline, and a message quoting it.
 "$ibsetup" inspect --sysfs-root "$fixtures/hdr-2hca" --json >"$work/inv.json" 2>/dev/null
 python3 - "$work/inv.json" <<'PY'
 import json, sys
 inv = json.load(open(sys.argv[1]))
 inv["devices"][0]["name"] = 'mlx5_"0\\\n}'
-inv["devices"][0]["fw_ver"] = "1.2\u00e9\u2028"
+inv["devices"][0]["fw_ver"] = "1.2\u00e9\u2028\u001b[2J\u0007\u0000\u007f"
 json.dump(inv, open(sys.argv[1], "w"))
 PY
 "$ibsetup" check "$profile" --node hdr01 --inventory "$work/inv.json" -q --format openmetrics \
   >"$work/inv.prom" 2>/dev/null
 lint "odd saved inventory" "$work/inv.prom"
+expect "odd inventory: no control byte" \
+  "$(LC_ALL=C grep -c $'[\x01-\x09\x0b-\x1f\x7f]' "$work/inv.prom")" 0
 expect "odd inventory: the device label escaped" \
   "$(grep -c '^ibsetup_hca_info{device="mlx5_\\"0\\\\\\n}"' "$work/inv.prom")" 1
 
@@ -175,7 +199,15 @@ expect "a failing write: exit 4, the report printed" "$?:$(tail -1 "$work/out" |
   "4:hdr01: ok"
 expect "a failing write: the reason" "$(grep -c 'ibsetup.prom: cannot replace' "$work/err")" 1
 expect "a failing write: no temporary file" "$(ls -A "$work/blocked")" ibsetup.prom
-# A run that hangs (reading a FIFO nobody writes) and is stopped by SIGTERM: the old file stays.
+# A failed node and a failing write: the node's exit 5 wins, the write error is still printed.
+"$ibsetup" check "$profile" --node hdr01 --sysfs-root "$fixtures/port-down-polling" -q \
+  --textfile-dir "$work/blocked" >/dev/null 2>"$work/err"
+expect "a failed node and a failing write: exit 5" "$?" 5
+expect "a failed node and a failing write: the reason" \
+  "$(grep -c 'ibsetup.prom: cannot replace' "$work/err")" 1
+# A run that hangs (reading a FIFO nobody writes) and is stopped by SIGTERM before any write:
+# the old file stays. A signal inside the write itself (the temporary file removed) is the unit
+# test Textfile.AStopSignalDuringTheWriteRemovesTheTemporaryFile; a shell cannot time it.
 mkfifo "$work/hang.json"
 "$ibsetup" check "$profile" --node hdr01 --inventory "$work/hang.json" --timeout 60 \
   --textfile-dir "$dir" >/dev/null 2>&1 &
@@ -184,7 +216,7 @@ sleep 0.5
 kill -TERM "$victim"
 wait "$victim"
 expect "SIGTERM: ended by the signal" "$?" $((128 + 15))
-expect "SIGTERM: the old file, no temporary file" \
+expect "SIGTERM before the write: the old file, none written" \
   "$(ls -A "$dir" | tr '\n' ' '; cmp "$dir/ibsetup.prom" "$work/before.prom" && echo same)" \
   ".ibsetup.prom.1.tmp ibsetup.prom same"
 # The same hang past --timeout: the watchdog's verdict reaches the textfile too.
@@ -217,45 +249,40 @@ expect "the unit's command: the textfile" "$(grep '^ibsetup_check_ok ' "$work/un
   "ibsetup_check_ok 0"
 
 # --- A real node_exporter serves the file ------------------------------------------------------
-exporter=$(command -v prometheus-node-exporter || command -v node_exporter)
-if [ -z "$exporter" ]; then
-  echo "note: prometheus-node-exporter not installed; its cases are not run"
-else
-  "$ibsetup" check "$profile" --node hdr01 --sysfs-root "$fixtures/port-down-polling" -q \
-    --counters --textfile-dir "$dir" >/dev/null 2>&1
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  "$exporter" --collector.disable-defaults --collector.textfile \
-    --collector.textfile.directory="$dir" --web.listen-address="127.0.0.1:$port" \
-    >"$work/exporter.log" 2>&1 &
-  exporter_pid=$!
-  scraped=""
-  for _ in $(seq 50); do
-    scraped=$(curl -sf "http://127.0.0.1:$port/metrics") && break
-    sleep 0.2
-  done
-  echo "$scraped" >"$work/scraped.prom"
-  expect "node_exporter: node_textfile_scrape_error 0" \
-    "$(grep '^node_textfile_scrape_error' "$work/scraped.prom")" "node_textfile_scrape_error 0"
-  for family in ibsetup_check_ok ibsetup_check_failed ibsetup_check_warning \
-    ibsetup_check_timestamp_seconds ibsetup_check_duration_seconds ibsetup_hca_info \
-    ibsetup_port_state ibsetup_port_rate_bytes_per_second ibsetup_port_counters; do
-    expect "node_exporter serves $family" "$(grep -c "^# TYPE $family gauge" "$work/scraped.prom")" 1
-  done
-  expect "node_exporter: the port's failure" \
-    "$(grep -c '^ibsetup_check_failed{id="port.state",subject="mlx5_0/1"} 1' "$work/scraped.prom")" 1
-  # The collector reads the directory at each scrape: now the hostile sysfs strings.
-  "$ibsetup" check "$profile" --node hdr01 --sysfs-root "$work/odd" -q --counters \
-    --textfile-dir "$dir" >/dev/null 2>&1
-  curl -sf "http://127.0.0.1:$port/metrics" >"$work/scraped2.prom"
-  expect "node_exporter, odd strings: node_textfile_scrape_error 0" \
-    "$(grep '^node_textfile_scrape_error' "$work/scraped2.prom")" "node_textfile_scrape_error 0"
-  expect "node_exporter, odd strings: the HCA's info, no forged sample" \
-    "$(grep -c '^ibsetup_hca_info{device="mlx5_0"' "$work/scraped2.prom"):$(grep -c '^evil' "$work/scraped2.prom")" \
-    "1:0"
-  kill "$exporter_pid"
-  wait "$exporter_pid" 2>/dev/null
-  exporter_pid=""
-fi
+"$ibsetup" check "$profile" --node hdr01 --sysfs-root "$fixtures/port-down-polling" -q \
+  --counters --textfile-dir "$dir" >/dev/null 2>&1
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$exporter" --collector.disable-defaults --collector.textfile \
+  --collector.textfile.directory="$dir" --web.listen-address="127.0.0.1:$port" \
+  >"$work/exporter.log" 2>&1 &
+exporter_pid=$!
+scraped=""
+for _ in $(seq 50); do
+  scraped=$(curl -sf "http://127.0.0.1:$port/metrics") && break
+  sleep 0.2
+done
+echo "$scraped" >"$work/scraped.prom"
+expect "node_exporter: node_textfile_scrape_error 0" \
+  "$(grep '^node_textfile_scrape_error' "$work/scraped.prom")" "node_textfile_scrape_error 0"
+for family in ibsetup_check_ok ibsetup_check_failed ibsetup_check_warning \
+  ibsetup_check_timestamp_seconds ibsetup_check_duration_seconds ibsetup_hca_info \
+  ibsetup_port_state ibsetup_port_rate_bytes_per_second ibsetup_port_counters; do
+  expect "node_exporter serves $family" "$(grep -c "^# TYPE $family gauge" "$work/scraped.prom")" 1
+done
+expect "node_exporter: the port's failure" \
+  "$(grep -c '^ibsetup_check_failed{id="port.state",subject="mlx5_0/1"} 1' "$work/scraped.prom")" 1
+# The collector reads the directory at each scrape: now the hostile sysfs strings.
+"$ibsetup" check "$profile" --node hdr01 --sysfs-root "$work/odd" -q --counters \
+  --textfile-dir "$dir" >/dev/null 2>&1
+curl -sf "http://127.0.0.1:$port/metrics" >"$work/scraped2.prom"
+expect "node_exporter, odd strings: node_textfile_scrape_error 0" \
+  "$(grep '^node_textfile_scrape_error' "$work/scraped2.prom")" "node_textfile_scrape_error 0"
+expect "node_exporter, odd strings: the HCA's info, no forged sample" \
+  "$(grep -c '^ibsetup_hca_info{device="mlx5_0"' "$work/scraped2.prom"):$(grep -c '^evil' "$work/scraped2.prom")" \
+  "1:0"
+kill "$exporter_pid"
+wait "$exporter_pid" 2>/dev/null
+exporter_pid=""
 
 # --- README's alert rules ----------------------------------------------------------------------
 awk '/^<!-- alert rules: tests\/metrics -->/ {on=1; next} on && /^```yaml/ {body=1; next}

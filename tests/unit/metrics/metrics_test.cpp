@@ -120,6 +120,18 @@ TEST(MetricsWriter, ReplacesInvalidUtf8)
   EXPECT_EQ(escape_label_value("\xff\""), "\xef\xbf\xbd\\\"");
 }
 
+TEST(MetricsWriter, ReplacesControlBytes)
+{
+  const std::string in = std::string(
+                             "a\x1b[2Jb\x07"
+                             "c") +
+                         '\0' + "d\x7f" + "e\tf";
+  const std::string fffd = "\xef\xbf\xbd";
+  EXPECT_EQ(escape_label_value(in),
+            "a" + fffd + "[2Jb" + fffd + "c" + fffd + "d" + fffd + "e" + fffd + "f");
+  EXPECT_EQ(escape_label_value("x\ny"), "x\\ny");
+}
+
 TEST(MetricsWriter, FormatsValues)
 {
   EXPECT_EQ(format_value(1), "1");
@@ -284,6 +296,37 @@ TEST(CheckMetrics, PortThatGoesDownKeepsItsSeries)
   EXPECT_EQ(down.samples.at("ibsetup_port_physical_state" + l), "2");
   EXPECT_EQ(down.samples.at("ibsetup_port_lid" + l), "0");
   EXPECT_EQ(down.samples.at("ibsetup_check_ok"), "0");
+}
+
+TEST(CheckMetrics, PortThatVanishesKeepsItsSeries)
+{
+  const Tree tree(k_fixtures / "hdr-2hca");
+  // mlx5_0's port 1 is gone from sysfs, and mlx5_1 (declared too) with all of it.
+  fs::remove_all(tree.root / "class/infiniband/mlx5_0/ports/1");
+  fs::remove_all(tree.root / "class/infiniband/mlx5_1");
+  check::CheckOptions o;
+  o.profile_file = k_profile;
+  o.node = "hdr01";
+  o.sysfs_root = tree.root.string();
+  const auto outcome = check::run_check(o, {});
+  const auto m = parse(check::outcome_to_metrics(outcome));
+  for (const std::string device : {"mlx5_0", "mlx5_1"}) {
+    const std::string l = "{device=\"" + device + "\",port=\"1\"}";
+    for (const char* family :
+         {"ibsetup_port_state", "ibsetup_port_physical_state", "ibsetup_port_rate_bytes_per_second",
+          "ibsetup_port_lid", "ibsetup_port_sm_lid"}) {
+      const auto it = m.samples.find(family + l);
+      ASSERT_NE(it, m.samples.end()) << "vanished: " << family << l;
+      EXPECT_EQ(it->second, "0") << family << l;
+    }
+  }
+  EXPECT_EQ(m.samples.at("ibsetup_check_ok"), "0");
+  // A run cut short knows no ports: no made-up series.
+  check::CheckOutcome timed_out;
+  timed_out.report = check::timeout_report("hdr01", 1, true);
+  timed_out.timed_out = true;
+  const auto t = parse(check::outcome_to_metrics(timed_out));
+  EXPECT_EQ(t.samples.count("ibsetup_port_state{device=\"mlx5_0\",port=\"1\"}"), 0u);
 }
 
 TEST(CheckMetrics, HostileStringsStayInTheirLabel)
