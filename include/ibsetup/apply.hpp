@@ -82,7 +82,8 @@ struct Report {
 };
 
 // Applies plan.actions in order through backend. After the last one, calls replan() (which
-// re-reads the host) until it returns no actions, up to options.verify_tries times. On any
+// re-reads the host) until it returns no actions, up to options.verify_tries times; a plan
+// without actions is not re-read (the inspection it came from is the verification). On any
 // backend failure, interruption or failed verification it undoes every step it made, in
 // reverse order, and reports each. Never throws BackendError; the report says what happened.
 Report apply_plan(const plan::Plan& plan, LinkBackend& backend,

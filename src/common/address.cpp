@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 
@@ -118,8 +119,21 @@ bool IpPrefix::overlaps(const IpPrefix& other) const
   if (other.address.family != address.family) {
     return false;
   }
-  const int shorter = std::min(length, other.length);
-  return masked(address, shorter) == masked(other.address, shorter);
+  // Compared in place, without masked copies: validation asks this of every pair of a host's
+  // prefixes (issue 15: 64 interfaces made it 1.4 M instructions of a no-op apply).
+  const int shorter = std::clamp(std::min(length, other.length), 0, address.bit_count());
+  const auto whole = static_cast<size_t>(shorter / 8);
+  for (size_t i = 0; i < whole; ++i) {
+    if (address.bytes[i] != other.address.bytes[i]) {
+      return false;
+    }
+  }
+  const int rest = shorter % 8;
+  if (rest == 0) {
+    return true;
+  }
+  const auto mask = static_cast<uint8_t>(0xFFU << static_cast<unsigned>(8 - rest));
+  return ((address.bytes[whole] ^ other.address.bytes[whole]) & mask) == 0;
 }
 
 uint64_t IpPrefix::capacity() const

@@ -120,6 +120,30 @@ TEST(Apply, CarriesOutEveryActionAndVerifies)
       b.calls);
 }
 
+TEST(Apply, EmptyPlanIsNotReadAgain)
+{
+  // The inspection that produced an empty plan is its verification; a re-read would find a
+  // difference only if something else changed the host meanwhile, which is not this run's doing.
+  RecordingBackend b;
+  int replans = 0;
+  plan::Plan empty;
+  empty.host = "cn1";
+  const auto report = apply::apply_plan(
+      empty, b,
+      [&] {
+        ++replans;
+        plan::Plan drifted;
+        drifted.actions.push_back(sample_plan().actions.front());
+        return drifted;
+      },
+      quick());
+  EXPECT_TRUE(report.ok());
+  EXPECT_EQ(0U, report.changes);
+  EXPECT_EQ(0, replans);
+  EXPECT_TRUE(b.calls.empty());
+  EXPECT_EQ("cn1", report.host);
+}
+
 TEST(Apply, FailureRollsBackInReverseOrder)
 {
   RecordingBackend b;

@@ -62,6 +62,49 @@ TEST(Address, Ipv6PoolCarriesAcrossBytes)
   EXPECT_EQ("fd00::1:0/48", wide->nth(65536)->str());
 }
 
+TEST(Address, OverlapAgreesWithContainmentOfTheShorterPrefix)
+{
+  // overlaps() compares bits in place; the definition is that the shorter prefix contains the
+  // other's address. Checked on pseudo-random pairs of both families, lengths 0 to full, that
+  // share a random number of leading bits, so that both outcomes are common.
+  uint32_t seed = 12345;
+  const auto next = [&seed] {
+    seed = seed * 1103515245U + 12345U;
+    return seed >> 8U;
+  };
+  int agreed = 0;
+  int overlapping = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const Family family = (i % 2 == 0) ? Family::ipv4 : Family::ipv6;
+    const int bits = family == Family::ipv4 ? 32 : 128;
+    IpPrefix a;
+    IpPrefix b;
+    a.address.family = b.address.family = family;
+    for (size_t k = 0; k < static_cast<size_t>(bits / 8); ++k) {
+      a.address.bytes[k] = static_cast<uint8_t>(next());
+      b.address.bytes[k] = a.address.bytes[k];
+    }
+    const int flip = static_cast<int>(next() % static_cast<uint32_t>(bits));  // first bit to differ
+    const auto byte = static_cast<size_t>(flip / 8);
+    b.address.bytes[byte] = static_cast<uint8_t>(b.address.bytes[byte] ^ (0x80U >> (flip % 8)));
+    a.length = static_cast<int>(next() % static_cast<uint32_t>(bits + 1));
+    b.length = static_cast<int>(next() % static_cast<uint32_t>(bits + 1));
+    const IpPrefix& shorter = a.length <= b.length ? a : b;
+    const IpPrefix& longer = a.length <= b.length ? b : a;
+    const bool expected = shorter.contains(longer.address);
+    EXPECT_EQ(expected, a.overlaps(b)) << a.str() << " " << b.str();
+    EXPECT_EQ(expected, b.overlaps(a)) << b.str() << " " << a.str();
+    agreed += expected == a.overlaps(b) ? 1 : 0;
+    overlapping += expected ? 1 : 0;
+  }
+  EXPECT_EQ(20000, agreed);
+  EXPECT_GT(overlapping, 2000);  // both outcomes were exercised
+  EXPECT_LT(overlapping, 18000);
+  IpPrefix v6;
+  v6.address.family = Family::ipv6;
+  EXPECT_FALSE(v4("10.0.0.0/8").overlaps(v6));  // families never overlap
+}
+
 TEST(Address, OverlapAndContainment)
 {
   EXPECT_TRUE(v4("10.10.0.0/16").overlaps(v4("10.10.5.0/24")));
