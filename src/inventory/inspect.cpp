@@ -3,13 +3,13 @@
 #include "inventory/netdev_source.hpp"
 #include "inventory/parse.hpp"
 #include "inventory/read.hpp"
+#include "os/cpus.hpp"
 #include "os/hostname.hpp"
 #include "os/sysfs.hpp"
 
 #include <ibsetup/error.hpp>
 #include <ibsetup/inventory.hpp>
 
-#include <sched.h>  // sched_getaffinity
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -24,17 +24,6 @@ namespace ibsetup::inventory {
 
 namespace {
 
-// The CPUs this process may run on (a Slurm job's cpuset, taskset), not the machine's count.
-size_t usable_cpus()
-{
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) {
-    return static_cast<size_t>(CPU_COUNT(&set));
-  }
-  return std::max(1U, std::thread::hardware_concurrency());
-}
-
 // Reads the devices on worker threads, each with its own reader, while the calling thread first
 // runs `alongside` (the netdevs) and then helps. A port's 128-entry P_Key table is
 // 128 files, so an 8-HCA node means thousands of open/read/close calls; bench/ measures it.
@@ -42,11 +31,9 @@ void read_devices(const Options& options, const SysfsReader& caller_fs,
                   const std::vector<std::string>& names, Host& host,
                   const std::function<void()>& alongside)
 {
-  // One worker per CPU (at most four) while the caller reads the netdevs and then helps:
-  // measured on 2 CPUs, 8 HCAs, this beat one worker plus the caller by about a sixth.
-  constexpr size_t k_max_workers = 4;
-  const size_t cpus = usable_cpus();
-  const size_t workers = cpus > 1 ? std::min({names.size(), k_max_workers, cpus}) : 0;
+  // One worker per free CPU while the caller reads the netdevs and then helps: measured on 2
+  // idle CPUs, 8 HCAs, this beat one worker plus the caller by about a sixth.
+  const size_t workers = reader_workers(names.size(), usable_cpus(), other_runnable_tasks());
   std::vector<Device> devices(names.size());
   std::vector<std::vector<std::string>> warnings(names.size());
   std::atomic<size_t> next{0};
