@@ -10,7 +10,7 @@ fi
 
 debian_packages=(
   build-essential cmake ninja-build pkg-config
-  libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libnl-3-dev libnl-route-3-dev
+  libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libnl-3-dev
   libibverbs-dev librdmacm-dev libnm-dev infiniband-diags python3 util-linux iproute2 iputils-ping
   libibumad-dev libibmad-dev
   qemu-system-x86 busybox-static cpio kmod ibverbs-utils ibverbs-providers

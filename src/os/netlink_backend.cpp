@@ -9,8 +9,6 @@
 
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
-#include <netlink/route/addr.h>
-#include <netlink/route/link.h>
 
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
@@ -224,25 +222,8 @@ private:
   void address_request(const std::string& name, const IpPrefix& address, bool add)
   {
     const std::string what = name + (add ? ": add " : ": remove ") + address.str();
-    rtnl_addr* addr = rtnl_addr_alloc();
-    const int family = address.address.family == Family::ipv4 ? AF_INET : AF_INET6;
-    const size_t len = family == AF_INET ? 4 : 16;
-    nl_addr* local = nl_addr_build(family, address.address.bytes.data(), len);
-    nl_addr_set_prefixlen(local, address.length);
-    rtnl_addr_set_ifindex(addr, index_of(name, what));
-    rtnl_addr_set_local(addr, local);
-    rtnl_addr_set_prefixlen(addr, address.length);
-    nl_addr_put(local);
-    nl_msg* raw = nullptr;
-    const int err = add ? rtnl_addr_build_add_request(addr, NLM_F_EXCL, &raw)
-                        : rtnl_addr_build_delete_request(addr, 0, &raw);
-    rtnl_addr_put(addr);
-    if (err < 0) {
-      throw BackendError(what + ": netlink: " + nl_geterror(err));
-    }
-    nlmsg_hdr(raw)->nlmsg_flags |= NLM_F_ACK;
-    Msg msg(raw);
-    if (add && family == AF_INET6) {
+    const Msg msg(detail::address_request(add, index_of(name, what), address));
+    if (add && address.address.family == Family::ipv6) {
       // The kernel answers a bare EACCES when IPv6 is switched off on the interface.
       send_with(msg, what, [&name] { return ipv6_disabled_hint(name); },
                 {EACCES, EPERM, EAFNOSUPPORT});
@@ -328,6 +309,31 @@ nl_msg* ipoib_mode_request(int index, profile::Mode mode)
 {
   nl_msg* msg = link_request(RTM_NEWLINK, 0, index);
   put_ipoib(msg, std::nullopt, mode);
+  return msg;
+}
+
+nl_msg* address_request(bool add, int index, const IpPrefix& address)
+{
+  const bool v4 = address.address.family == Family::ipv4;
+  nl_msg* msg =
+      nlmsg_alloc_simple(add ? RTM_NEWADDR : RTM_DELADDR,
+                         NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0));
+  if (msg == nullptr) {
+    throw BackendError("netlink: out of memory");
+  }
+  ifaddrmsg ifa{};
+  ifa.ifa_family = v4 ? AF_INET : AF_INET6;
+  ifa.ifa_prefixlen = static_cast<unsigned char>(address.length);
+  // libnl, like ip, asks for host scope on a loopback address (the kernel does not infer it).
+  ifa.ifa_scope = v4 && address.address.bytes[0] == 127 ? RT_SCOPE_HOST : RT_SCOPE_UNIVERSE;
+  ifa.ifa_index = static_cast<unsigned>(index);
+  const int length = v4 ? 4 : 16;
+  if (nlmsg_append(msg, &ifa, sizeof ifa, NLMSG_ALIGNTO) < 0 ||
+      nla_put(msg, IFA_LOCAL, length, address.address.bytes.data()) < 0 ||
+      nla_put(msg, IFA_ADDRESS, length, address.address.bytes.data()) < 0) {
+    nlmsg_free(msg);
+    throw BackendError("netlink: out of memory");
+  }
   return msg;
 }
 

@@ -3,6 +3,8 @@
 // no-op apply cost (issue 15: 1,046 openat calls for 64 netdevs).
 #include "os/netlink_links.hpp"
 
+#include "os/netlink_dump.hpp"
+
 #include <ibsetup/error.hpp>
 
 #include <linux/if.h>  // IFF_UP
@@ -10,9 +12,6 @@
 #include <linux/rtnetlink.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
-#include <netlink/netlink.h>
-#include <netlink/errno.h>
-#include <netlink/socket.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -163,37 +162,6 @@ void name_parents(std::vector<NetdevReading>& links)
 
 namespace {
 
-int on_link(nl_msg* msg, void* arg)
-{
-  auto* out = static_cast<std::vector<NetdevReading>*>(arg);
-  if (auto r = detail::reading_of_link(nlmsg_hdr(msg))) {
-    out->push_back(std::move(*r));
-  }
-  return NL_OK;
-}
-
-// RTM_GETLINK dump without the statistics (RTEXT_FILTER_SKIP_STATS, as `ip link show` asks;
-// a kernel older than 4.20 ignores the bit): most of each message is counters inspect never
-// reads.
-int send_dump_request(nl_sock* sock)
-{
-  nl_msg* msg = nlmsg_alloc_simple(RTM_GETLINK, NLM_F_REQUEST | NLM_F_DUMP);
-  if (msg == nullptr) {
-    return -NLE_NOMEM;
-  }
-  ifinfomsg ifi{};
-  ifi.ifi_family = AF_UNSPEC;
-  int err = nlmsg_append(msg, &ifi, sizeof ifi, NLMSG_ALIGNTO);
-  if (err == 0) {
-    err = nla_put_u32(msg, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
-  }
-  if (err == 0) {
-    err = nl_send_auto(sock, msg);
-  }
-  nlmsg_free(msg);
-  return err < 0 ? err : 0;
-}
-
 class NetlinkNetdevs : public NetdevSource {
 public:
   // The kernel marks a dump that links changed under (NLM_F_DUMP_INTR); it is read again.
@@ -201,39 +169,45 @@ public:
   {
     for (int attempt = 1;; ++attempt) {
       std::vector<NetdevReading> out;
-      const int err = dump(out);
-      if (err == 0) {
+      const detail::DumpResult result = dump(out);
+      if (result.ok()) {
         detail::name_parents(out);
         std::sort(out.begin(), out.end(), [](const NetdevReading& a, const NetdevReading& b) {
           return a.netdev.name < b.netdev.name;  // the order of the sysfs listing
         });
         return out;
       }
-      if (err != -NLE_DUMP_INTR || attempt == 3) {
-        throw EnvironmentError(std::string("netlink: cannot read the links: ") + nl_geterror(err));
+      if (result.error != 0 || attempt == 3) {
+        throw EnvironmentError("netlink: cannot read the links: " + result.describe());
       }
     }
   }
 
 private:
-  static int dump(std::vector<NetdevReading>& out)
+  // RTM_GETLINK dump without the statistics (RTEXT_FILTER_SKIP_STATS, as `ip link show` asks;
+  // a kernel older than 4.20 ignores the bit): most of each message is counters inspect never
+  // reads.
+  static detail::DumpResult dump(std::vector<NetdevReading>& out)
   {
-    nl_sock* sock = nl_socket_alloc();
-    if (sock == nullptr) {
-      return -NLE_NOMEM;
-    }
-    int err = nl_connect(sock, NETLINK_ROUTE);
-    if (err == 0) {
-      err = nl_socket_modify_cb(sock, NL_CB_VALID, NL_CB_CUSTOM, on_link, &out);
-    }
-    if (err == 0) {
-      err = send_dump_request(sock);
-    }
-    if (err == 0) {
-      err = nl_recvmsgs_default(sock);
-    }
-    nl_socket_free(sock);
-    return err < 0 ? err : 0;
+    struct {
+      nlmsghdr header;
+      ifinfomsg ifi;
+      nlattr ext_mask_header;
+      uint32_t ext_mask;
+    } request{};
+    static_assert(sizeof request == sizeof(nlmsghdr) + sizeof(ifinfomsg) + sizeof(nlattr) + 4,
+                  "no padding in the request");
+    request.header.nlmsg_len = sizeof request;
+    request.header.nlmsg_type = RTM_GETLINK;
+    request.ifi.ifi_family = AF_UNSPEC;
+    request.ext_mask_header.nla_len = sizeof(nlattr) + sizeof request.ext_mask;
+    request.ext_mask_header.nla_type = IFLA_EXT_MASK;
+    request.ext_mask = RTEXT_FILTER_SKIP_STATS;
+    return detail::netlink_dump(&request.header, [&out](const nlmsghdr* message) {
+      if (auto r = detail::reading_of_link(message)) {
+        out.push_back(std::move(*r));
+      }
+    });
   }
 };
 

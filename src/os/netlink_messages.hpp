@@ -3,6 +3,7 @@
 // IFLA_IPOIB_PKEY u16, IFLA_IPOIB_MODE u16 } }).
 #pragma once
 
+#include <ibsetup/address.hpp>
 #include <ibsetup/plan.hpp>
 #include <ibsetup/profile.hpp>
 
@@ -22,5 +23,11 @@ nl_msg* ipoib_child_request(const std::string& name, int parent_index, uint16_t 
 
 // RTM_NEWLINK setting the IPoIB mode of an existing link. Free with nlmsg_free.
 nl_msg* ipoib_mode_request(int index, profile::Mode mode);
+
+// RTM_NEWADDR (add: NLM_F_CREATE | NLM_F_EXCL) or RTM_DELADDR of address on the link with that
+// ifindex, byte for byte what libnl-route's rtnl_addr_build_{add,delete}_request built before
+// and what `ip address add` sends: IFA_LOCAL and IFA_ADDRESS both the address, host scope for
+// 127.0.0.0/8, else universe. Free with nlmsg_free.
+nl_msg* address_request(bool add, int index, const IpPrefix& address);
 
 }  // namespace ibsetup::apply::detail

@@ -3,11 +3,13 @@
 #include "test_util.hpp"
 
 #include <ibsetup/apply.hpp>
+#include <ibsetup/inventory.hpp>
 
 #include "gtest_compat.hpp"
 
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
+#include <net/if.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
@@ -119,6 +121,52 @@ TEST(NetlinkKernel, ModeIsRefusedClearlyOnANonIpoibLink)
   EXPECT_EQ(
       "ib0: set mode datagram: the kernel refused: Operation not supported; writing "
       "/sys/class/net/ib0/mode failed too",
+      text);
+}
+
+// The backend's address requests, and the dump reading them back, on the real kernel: what
+// libnl-route's cache reported for the same state (checked against it when it was replaced),
+// including a peer address and IPv6's IFA_ADDRESS-only messages.
+TEST(NetlinkKernel, AddressesRoundTrip)
+{
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "needs root (a private network namespace)";
+  }
+  const std::string text = in_fresh_netns([](FILE* out) {
+    try {
+      auto backend = apply::make_netlink_backend();
+      backend->add_address("ib0", IpPrefix::parse("10.0.0.5/24", Family::ipv4, nullptr).value());
+      backend->add_address("ib0", IpPrefix::parse("10.0.0.6/24", Family::ipv4, nullptr).value());
+      backend->add_address("ib0", IpPrefix::parse("10.0.1.7/16", Family::ipv4, nullptr).value());
+      backend->add_address("ib0", IpPrefix::parse("fd00:1::1/64", Family::ipv6, nullptr).value());
+      backend->add_address("ib0", IpPrefix::parse("10.0.2.1/24", Family::ipv4, nullptr).value());
+      backend->remove_address("ib0", IpPrefix::parse("10.0.2.1/24", Family::ipv4, nullptr).value());
+      try {
+        backend->add_address("ib0", IpPrefix::parse("10.0.0.5/24", Family::ipv4, nullptr).value());
+      } catch (const apply::BackendError& e) {
+        std::fprintf(out, "%s\n", e.what());
+      }
+      if (std::system("ip addr add 10.9.0.1 peer 10.9.0.2/32 dev ib1 && "
+                      "ip addr add fd00:3::1 peer fd00:3::2/128 dev ib1") != 0) {
+        std::fputs("ip failed\n", out);
+      }
+      const auto addresses = inventory::make_netlink_address_source()->addresses();
+      for (const char* name : {"ib0", "ib1"}) {
+        const auto it = addresses.find(static_cast<int>(if_nametoindex(name)));
+        std::fprintf(out, "%s:", name);
+        for (const auto& a : it == addresses.end() ? std::vector<std::string>{} : it->second) {
+          std::fprintf(out, " %s", a.c_str());
+        }
+        std::fputs("\n", out);
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(out, "error: %s\n", e.what());
+    }
+  });
+  EXPECT_EQ(
+      "ib0: add 10.0.0.5/24: the kernel refused: File exists\n"
+      "ib0: 10.0.0.5/24 10.0.1.7/16 10.0.0.6/24 fd00:1::1/64\n"
+      "ib1: 10.9.0.1/32 fd00:3::1/128\n",
       text);
 }
 
