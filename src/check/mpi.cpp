@@ -2,6 +2,7 @@
 // the four checks. The device files are in mpi_devices.cpp.
 #include "check/mpi.hpp"
 
+#include "os/rdma_dl.hpp"
 #include "os/sysfs.hpp"
 #include "os/verbs_device.hpp"
 #include "os/verbs_register.hpp"
@@ -176,7 +177,8 @@ Result reg_mr_result(const std::string& hca, uint64_t mib, const Registered& out
     return make("mpi.reg_mr", hca, Status::pass, expected, "registered",
                 "registered " + size + " (ibv_reg_mr)");
   }
-  const std::string err = std::strerror(outcome.error);
+  // ENOSYS: libibverbs could not be loaded, and its message says why.
+  const std::string err = os::verbs_error_text(outcome.error);
   std::string cause;
   if (outcome.step == "ibv_reg_mr") {
     const bool below = limit.error == 0 && !limit.unlimited && limit.bytes < mib * 1024 * 1024;
@@ -188,6 +190,8 @@ Result reg_mr_result(const std::string& hca, uint64_t mib, const Registered& out
               (limit.error != 0 ? std::string("unknown") : limit_text(limit)) +
               "): likely the IOMMU (look for DMA faults in dmesg) or too little free memory";
     }
+  } else if (outcome.error == ENOSYS && outcome.step != "malloc") {
+    cause = "libibverbs is not usable on this host";
   } else if (outcome.step == "ibv_open_device" && outcome.error == ENODEV) {
     cause = "libibverbs does not list this device (no provider library, or no such HCA)";
   } else if (outcome.step == "ibv_open_device") {

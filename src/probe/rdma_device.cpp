@@ -1,5 +1,6 @@
 // rdma.device: each declared HCA port opens and queries through libibverbs, as an MPI rank
 // would do first. Device access is the os/verbs_device.hpp seam.
+#include "os/rdma_dl.hpp"
 #include "os/sysfs.hpp"
 #include "os/verbs_device.hpp"
 #include "probe/rdma_checks.hpp"
@@ -93,9 +94,8 @@ std::vector<Result> device_checks(const profile::ResolvedNode& node, const RdmaO
     }
     const std::string subject = subject_of(name, p.port);
     if (list.error != 0) {
-      result(subject, Status::fail,
-             std::string("ibv_get_device_list: ") + std::strerror(list.error),
-             std::string("cannot list RDMA devices: ") + std::strerror(list.error));
+      result(subject, Status::fail, "ibv_get_device_list: " + os::verbs_error_text(list.error),
+             "cannot list RDMA devices: " + os::verbs_error_text(list.error));
       continue;
     }
     if (std::find(list.names.begin(), list.names.end(), name) == list.names.end()) {
@@ -104,8 +104,8 @@ std::vector<Result> device_checks(const profile::ResolvedNode& node, const RdmaO
       continue;
     }
     if (const int e = devices.open(name); e != 0) {
-      result(subject, Status::fail, std::string("ibv_open_device: ") + std::strerror(e),
-             std::string("cannot open: ") + std::strerror(e));
+      result(subject, Status::fail, "ibv_open_device: " + os::verbs_error_text(e),
+             "cannot open: " + os::verbs_error_text(e));
       continue;
     }
     if (p.port > 0) {

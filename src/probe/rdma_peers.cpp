@@ -1,5 +1,6 @@
 // rdma.route and rdma.pingpong for every peer address: the results each target gets, and the
 // RDMA connection manager's event channel that the event loop (rdma_loop.cpp) runs on.
+#include "os/rdma_dl.hpp"
 #include "os/verbs_device.hpp"
 #include "probe/rdma_checks.hpp"
 #include "probe/rdma_endpoint.hpp"
@@ -68,8 +69,11 @@ std::vector<Result> peer_checks(const profile::ResolvedNode& node, const RdmaOpt
     unavailable = "no " + options.dev_dir + " on this host (rdma_ucm not loaded?): not checked";
   } else if ((channel = rdma_create_event_channel()) == nullptr) {
     unavailable_status = Status::fail;
-    unavailable = errno_text("cannot open the RDMA connection manager (rdma_cm)", errno) +
-                  " (is rdma_ucm loaded?)";
+    const int error = errno;
+    unavailable = error == ENOSYS && !os::rdmacm_load_error().empty()
+                      ? "cannot open the RDMA connection manager: " + os::rdmacm_load_error()
+                      : errno_text("cannot open the RDMA connection manager (rdma_cm)", error) +
+                            " (is rdma_ucm loaded?)";
   }
   if (channel != nullptr) {
     try {

@@ -5,6 +5,7 @@
 
 #include "common/sockaddr.hpp"
 #include "inventory/parse.hpp"
+#include "os/rdma_dl.hpp"
 #include "os/sysfs.hpp"
 #include "probe/rdma_endpoint.hpp"
 #include "probe/rdma_logic.hpp"
@@ -53,7 +54,9 @@ public:
   {
     m_channel = rdma_create_event_channel();
     if (m_channel == nullptr) {
-      throw SessionError(errno_text("cannot open the RDMA connection manager", errno), false);
+      const int error = errno;
+      throw SessionError("cannot open the RDMA connection manager: " + os::rdmacm_error_text(error),
+                         false);
     }
     set_nonblocking(m_channel->fd, "RDMA CM event channel");
   }

@@ -5,6 +5,7 @@
 #include "probe/rdma_responder.hpp"
 
 #include "common/sockaddr.hpp"
+#include "os/rdma_dl.hpp"
 #include "probe/rdma_endpoint.hpp"
 #include "probe/rdma_logic.hpp"
 #include "probe/rdma_perf.hpp"
@@ -130,8 +131,13 @@ void Responder::listen()
 {
   m_channel = rdma_create_event_channel();
   if (m_channel == nullptr) {
+    const int error = errno;
+    if (error == ENOSYS && !os::rdmacm_load_error().empty()) {
+      throw EnvironmentError("responder: cannot open the RDMA connection manager: " +
+                             os::rdmacm_load_error());
+    }
     throw EnvironmentError(std::string("responder: cannot open the RDMA connection manager: ") +
-                           std::strerror(errno) + " (no RDMA device, or rdma_ucm not loaded?)");
+                           std::strerror(error) + " (no RDMA device, or rdma_ucm not loaded?)");
   }
   try {
     rdma::set_nonblocking(m_channel->fd, "RDMA CM event channel");

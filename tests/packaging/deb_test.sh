@@ -95,6 +95,10 @@ has libibsetup-dev "/usr/lib/$multiarch/cmake/ibsetup/ibsetupConfig.cmake"
 field() { dpkg-deb -f "$(deb "$1")" "$2"; }
 grep -q 'rdma-core' <<<"$(field ibsetup Depends)" && ok "ibsetup depends on rdma-core" ||
   bad "ibsetup Depends: $(field ibsetup Depends)"
+# Loaded with dlopen (src/os/rdma_dl.cpp), so named by hand: dpkg-shlibdeps cannot see them.
+grep -q 'libibverbs1' <<<"$(field libibsetup1 Depends)" && grep -q 'librdmacm1' <<<"$(field libibsetup1 Depends)" &&
+  ok "libibsetup1 depends on libibverbs1 and librdmacm1" ||
+  bad "libibsetup1 Depends: $(field libibsetup1 Depends)"
 grep -q 'libibsetup1 (= ' <<<"$(field ibsetup Depends)" && ok "ibsetup depends on libibsetup1 =" ||
   bad "ibsetup Depends: $(field ibsetup Depends)"
 grep -q 'mstflint' <<<"$(field ibsetup Recommends)" && grep -q 'ibsetup-nm' <<<"$(field ibsetup Recommends)" &&

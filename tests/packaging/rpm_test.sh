@@ -111,6 +111,11 @@ grep -q '^NetworkManager' <<<"$(rpm -qp --recommends "$nm" 2>/dev/null)" &&
   ok "ibsetup-nm recommends NetworkManager" || bad "no Recommends: NetworkManager"
 grep -q '^ibsetup(x86-64) = ' <<<"$(rpm -qp --requires "$nm" 2>/dev/null)" &&
   ok "ibsetup-nm requires the same ibsetup" || bad "ibsetup-nm does not require ibsetup = V-R"
+# Loaded with dlopen (src/os/rdma_dl.cpp), so required by hand: rpm's generator cannot see them.
+libdeps=$(rpm -qp --requires "$libs" 2>/dev/null)
+grep -q '^libibverbs.so.1(IBVERBS_1.8)' <<<"$libdeps" && grep -q '^librdmacm.so.1(RDMACM_1.0)' <<<"$libdeps" &&
+  ok "ibsetup-libs requires libibverbs and librdmacm" ||
+  bad "ibsetup-libs requires neither libibverbs nor librdmacm: $(tr '\n' ' ' <<<"$libdeps")"
 grep -q 'libibsetup.so.1' <<<"$(rpm -qp --provides "$libs" 2>/dev/null)" &&
   ok "ibsetup-libs provides libibsetup.so.1" || bad "ibsetup-libs does not provide libibsetup.so.1"
 grep -q '^ibsetup-libs(x86-64) = ' <<<"$deps" && ok "ibsetup requires the same ibsetup-libs" ||

@@ -261,6 +261,15 @@ libgcc=$(ldconfig -p 2>/dev/null | sed -n 's/^.*libgcc_s\.so\.1 (libc6,x86-64) =
 mkdir -p "$root$(dirname "$libgcc")"
 cp -L "$libgcc" "$root$libgcc"
 
+# libibverbs and librdmacm: ibsetup loads them when a command first uses RDMA
+# (src/os/rdma_dl.cpp), so ldd does not name them either.
+for soname in libibverbs.so.1 librdmacm.so.1; do
+  lib=$(ldconfig -p 2>/dev/null | sed -n "s/^.*$soname (libc6,x86-64) => //p" | head -n1)
+  [[ -n $lib ]] || lib=/usr/lib/x86_64-linux-gnu/$soname
+  [[ -f $lib ]] || die "$soname not found (apt-get install libibverbs1 librdmacm1)"
+  copy_elf "$lib" "$lib"
+done
+
 # The Soft-RoCE provider of libibverbs (dlopened, so ldd does not name it either).
 [[ -f /etc/libibverbs.d/rxe.driver ]] || die "/etc/libibverbs.d/rxe.driver missing (apt-get install ibverbs-providers)"
 mkdir -p "$root/etc/libibverbs.d"

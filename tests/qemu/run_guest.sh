@@ -67,7 +67,8 @@ inputs() {
     "$guest_script" /etc/libibverbs.d/rxe.driver)
   for f in /usr/sbin/ibstat /usr/bin/ibv_devinfo /usr/sbin/rdma /usr/bin/rdma /usr/sbin/ip \
     /usr/bin/busybox /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav*.so \
-    /usr/bin/ib_write_bw /usr/bin/ib_send_lat; do
+    /usr/bin/ib_write_bw /usr/bin/ib_send_lat /usr/lib/x86_64-linux-gnu/libibverbs.so.1 \
+    /usr/lib/x86_64-linux-gnu/librdmacm.so.1; do
     [[ -e $f ]] && files+=("$f")
   done
   for f in "${files[@]}"; do
