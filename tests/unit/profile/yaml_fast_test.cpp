@@ -417,3 +417,17 @@ TEST(YamlFast, MutatesTheProjectProfiles)
   std::cout << "fast path took " << mutants_taken << " of " << texts.size() * 12 << " mutations\n";
   EXPECT_GT(mutants_taken, texts.size());
 }
+
+TEST(YamlFast, LeavesTextsBiggerThanAnyProfileToYamlCpp)
+{
+  // yaml-cpp streams the events to the guard, which stops at its node limit; the fast path
+  // would hold them all first.
+  std::string text = "nodes:\n";
+  for (int i = 0; i < 250000; ++i) {
+    text += "- a\n";
+  }
+  Recorder events;
+  EXPECT_FALSE(fast_parse(text, events));
+  EXPECT_TRUE(events.events.empty());
+  EXPECT_TRUE(check(text.substr(0, 40000)));
+}
