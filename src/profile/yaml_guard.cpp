@@ -1,5 +1,7 @@
 #include "profile/yaml_guard.hpp"
 
+#include "profile/yaml_fast.hpp"
+
 #include "common/strings.hpp"
 
 #include <yaml-cpp/eventhandler.h>
@@ -340,13 +342,17 @@ bool guard_text(const std::string& text, const Limits& limits, Diagnostics& diag
   if (!flow.scan(text)) {
     return false;
   }
-  std::istringstream in(text);
   YamlDocument scratch;
   YamlBuilder builder(tree != nullptr ? *tree : scratch);
   GuardHandler handler(text, limits, builder);
   try {
-    YAML::Parser parser(in);
-    while (parser.HandleNextDocument(handler)) {
+    // Plain profiles take the fast path; its events are yaml-cpp's, so every check below and
+    // every message is the same either way.
+    if (!fast_parse(text, handler)) {
+      std::istringstream in(text);
+      YAML::Parser parser(in);
+      while (parser.HandleNextDocument(handler)) {
+      }
     }
   } catch (const Refusal& e) {
     diags.error({e.mark.line + 1, e.mark.column + 1}, "", e.message);
