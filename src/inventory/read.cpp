@@ -112,15 +112,16 @@ Port read_port(const Reader& r, const std::string& base, int number, bool counte
   }
   // The kernel numbers P_Key entries 0 .. table length - 1; reading until the first missing
   // index saves listing the (large) directory.
-  for (int index = 0; index < 0x10000; ++index) {
-    const std::string rel = d + "pkeys/" + std::to_string(index);
-    const auto raw = r.fs().read(rel);
+  const auto pkeys = r.fs().resolve(d + "pkeys");
+  for (int index = 0; pkeys && index < 0x10000; ++index) {
+    const std::string entry = std::to_string(index);
+    const auto raw = r.fs().read_in(*pkeys, entry);
     if (!raw) {
       break;
     }
     const auto pkey = parse_pkey(*raw);
     if (!pkey) {
-      r.warn(rel, *raw, "0xNNNN");
+      r.warn(d + "pkeys/" + entry, *raw, "0xNNNN");
     } else if (*pkey != 0) {
       p.pkeys.push_back(*pkey);
     }

@@ -21,12 +21,30 @@ constexpr long k_max_components = 64;
 constexpr size_t k_max_attribute = 65536;
 // Directory descriptors kept open at most per reader. A device needs about ten and devices are
 // read one after another, so a full cache is simply emptied. inspect runs up to six readers at
-// once, so each keeps at most 1/16 of the descriptor limit (64 with the usual 1024).
-size_t max_dir_fds()
+// once, so each keeps at most 1/16 of the descriptor limit (64 with the usual 1024), plus half
+// as many spent ones (spent_capacity): six readers hold at most 9/16 of the limit.
+rlim_t descriptor_limit()
 {
   rlimit limit{};
-  const rlim_t soft = getrlimit(RLIMIT_NOFILE, &limit) == 0 ? limit.rlim_cur : 1024;
+  return getrlimit(RLIMIT_NOFILE, &limit) == 0 ? limit.rlim_cur : 1024;
+}
+
+size_t max_dir_fds(rlim_t soft)
+{
   return static_cast<size_t>(std::max<rlim_t>(1, std::min<rlim_t>(64, soft / 16)));
+}
+
+// Where cached directory descriptors are moved to: the upper half of the first 512, when the
+// limit leaves room for that; 0 (not moved) otherwise.
+int dir_fd_floor(rlim_t soft)
+{
+  return soft >= 1024 ? 256 : 0;
+}
+
+// Attribute descriptors waiting to be closed per reader: half the directory cache's share.
+size_t spent_capacity(size_t max_dir_fds)
+{
+  return std::max<size_t>(1, max_dir_fds / 2);
 }
 
 bool out_of_descriptors()
@@ -37,7 +55,11 @@ bool out_of_descriptors()
 }  // namespace
 
 SysfsReader::SysfsReader(std::string root, bool live)
-    : m_root(std::move(root)), m_live(live), m_max_dir_fds(max_dir_fds())
+    : m_root(std::move(root)),
+      m_live(live),
+      m_max_dir_fds(max_dir_fds(descriptor_limit())),
+      m_dir_fd_floor(dir_fd_floor(descriptor_limit())),
+      m_spent(spent_capacity(m_max_dir_fds))
 {
   while (m_root.size() > 1 && m_root.back() == '/') {
     m_root.pop_back();
@@ -47,6 +69,14 @@ SysfsReader::SysfsReader(std::string root, bool live)
 SysfsReader::~SysfsReader()
 {
   close_dir_fds();
+}
+
+bool SysfsReader::release_descriptors() const
+{
+  const bool any = !m_spent.empty() || !m_dir_fds.empty();
+  m_spent.flush();
+  close_dir_fds();
+  return any;
 }
 
 void SysfsReader::close_dir_fds() const
@@ -71,15 +101,24 @@ int SysfsReader::dir_fd(const std::string& resolved) const
   // The path is already resolved (no symlinks in it); O_NOFOLLOW refuses a last component that
   // became a link since, and then the attribute is not read at all.
   const std::string full = m_root + "/" + resolved;
-  const int fd = open(full.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int fd = open(full.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0 && fd < m_dir_fd_floor) {
+    // Above the attributes' numbers, a cached directory does not split the run of spent
+    // attribute descriptors that one close_range closes.
+    const int high = fcntl(fd, F_DUPFD_CLOEXEC, m_dir_fd_floor);
+    if (high >= 0) {
+      close(fd);
+      fd = high;
+    }
+  }
   if (fd >= 0) {
     m_dir_fds.emplace(resolved, fd);
   }
   return fd;
 }
 
-// Opens an attribute; when the process is out of descriptors, gives back the cached ones and
-// tries once more, then throws: a missing value must never be silently the result of EMFILE.
+// Opens an attribute; when the process is out of descriptors, gives back the spent and cached ones
+// and tries once more, then throws: a missing value must never be silently the result of EMFILE.
 int SysfsReader::open_attribute(const std::string& dir, const std::string& name) const
 {
   // O_NONBLOCK: a FIFO planted in a captured tree must not hang the reader.
@@ -92,8 +131,7 @@ int SysfsReader::open_attribute(const std::string& dir, const std::string& name)
     return at < 0 ? -1 : openat(at, name.c_str(), flags);
   };
   int fd = attempt();
-  if (fd < 0 && out_of_descriptors() && !m_dir_fds.empty()) {
-    close_dir_fds();
+  if (fd < 0 && out_of_descriptors() && release_descriptors()) {
     fd = attempt();
   }
   if (fd < 0 && out_of_descriptors()) {
@@ -161,22 +199,26 @@ std::optional<std::string> SysfsReader::resolve_depth(const std::string& rel, in
 std::optional<std::string> SysfsReader::read(const std::string& rel) const
 {
   const auto slash = rel.rfind('/');
-  std::string dir;
-  const std::string name = slash == std::string::npos ? rel : rel.substr(slash + 1);
-  if (slash != std::string::npos) {
-    const auto resolved = resolve(rel.substr(0, slash));
-    if (!resolved) {
-      return std::nullopt;
-    }
-    dir = *resolved;
+  if (slash == std::string::npos) {
+    return read_in("", rel);
   }
+  const auto resolved = resolve(rel.substr(0, slash));
+  if (!resolved) {
+    return std::nullopt;
+  }
+  return read_in(*resolved, rel.substr(slash + 1));
+}
+
+std::optional<std::string> SysfsReader::read_in(const std::string& dir,
+                                                const std::string& name) const
+{
   const int fd = open_attribute(dir, name);
   if (fd < 0) {
     return std::nullopt;
   }
   struct stat st {};
   if (!m_live && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-    close(fd);  // sysfs attributes are regular files; never read a device node in a tree
+    m_spent.add(fd);  // sysfs attributes are regular files; never read a device node in a tree
     return std::nullopt;
   }
   std::string out;
@@ -189,7 +231,7 @@ std::optional<std::string> SysfsReader::read(const std::string& rel) const
       break;
     }
   }
-  close(fd);
+  m_spent.add(fd);
   if (n < 0) {
     return std::nullopt;
   }
@@ -209,8 +251,7 @@ std::vector<std::string> SysfsReader::list(const std::string& rel) const
   }
   const std::string full = m_root + "/" + *dir;
   DIR* d = opendir(full.c_str());
-  if (d == nullptr && out_of_descriptors() && !m_dir_fds.empty()) {
-    close_dir_fds();
+  if (d == nullptr && out_of_descriptors() && release_descriptors()) {
     d = opendir(full.c_str());
   }
   if (d == nullptr && out_of_descriptors()) {

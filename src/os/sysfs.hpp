@@ -2,6 +2,8 @@
 // symlinks are resolved by hand so that nothing outside the root is ever read.
 #pragma once
 
+#include "os/spent_fds.hpp"
+
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -29,6 +31,11 @@ public:
   // Throws EnvironmentError when the process has no file descriptor left to read it with.
   std::optional<std::string> read(const std::string& rel) const;
 
+  // The same for `name` in a directory resolve() returned: a 128-entry P_Key table is read
+  // with one resolution, not 128.
+  std::optional<std::string> read_in(const std::string& resolved_dir,
+                                     const std::string& name) const;
+
   // Entry names of a directory, sorted; empty when it is missing. Throws as read() does.
   std::vector<std::string> list(const std::string& rel) const;
 
@@ -43,13 +50,17 @@ private:
   // 128-entry P_Key table then costs one path component per file, not a walk from the root.
   int dir_fd(const std::string& resolved) const;
   void close_dir_fds() const;
+  // Out of descriptors: gives back the spent and the cached ones; false when there were none.
+  bool release_descriptors() const;
   int open_attribute(const std::string& dir, const std::string& name) const;
 
   std::string m_root;
   bool m_live = false;
   mutable std::unordered_map<std::string, std::optional<std::string>> m_resolved;
   size_t m_max_dir_fds;
+  int m_dir_fd_floor;
   mutable std::unordered_map<std::string, int> m_dir_fds;
+  mutable SpentFds m_spent;  // attributes read, closed in batches
 };
 
 }  // namespace ibsetup::inventory

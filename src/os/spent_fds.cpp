@@ -1,0 +1,66 @@
+#include "os/spent_fds.hpp"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+
+// Rocky 8's kernel headers predate close_range; its number is the same on every architecture
+// that uses the generic table (x86_64, aarch64, ppc64le).
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
+namespace ibsetup::inventory {
+
+namespace {
+
+// Set once close_range has failed: the kernel lacks it or a filter refuses it, and asking
+// again for every batch would only add a failing call.
+std::atomic<bool> g_no_close_range{false};
+
+bool close_range_run(int first, int last)
+{
+  if (g_no_close_range.load(std::memory_order_relaxed)) {
+    return false;
+  }
+  if (syscall(SYS_close_range, static_cast<unsigned>(first), static_cast<unsigned>(last), 0U) ==
+      0) {
+    return true;
+  }
+  // close_range fails only before it closes anything (EINVAL, ENOSYS, EPERM from seccomp).
+  g_no_close_range.store(true, std::memory_order_relaxed);
+  return false;
+}
+
+}  // namespace
+
+void close_spent(std::vector<int>& fds, bool use_range)
+{
+  std::sort(fds.begin(), fds.end());
+  size_t i = 0;
+  while (i < fds.size()) {
+    size_t j = i;
+    while (j + 1 < fds.size() && fds[j + 1] == fds[j] + 1) {
+      ++j;
+    }
+    if (j == i || !use_range || !close_range_run(fds[i], fds[j])) {
+      for (size_t k = i; k <= j; ++k) {
+        close(fds[k]);
+      }
+    }
+    i = j + 1;
+  }
+  fds.clear();
+}
+
+void SpentFds::add(int fd)
+{
+  m_fds.push_back(fd);
+  if (m_fds.size() >= m_capacity) {
+    flush();
+  }
+}
+
+}  // namespace ibsetup::inventory
