@@ -164,6 +164,7 @@ Host inspect(const Options& options, NetdevSource* netdevs)
       }
     };
     std::vector<NetdevReading> readings;
+    bool other_namespace = false;
     if (netdevs != nullptr) {
       readings = netdevs->netdevs();
       if (!same_names(readings, fs.list("class/net"))) {
@@ -171,6 +172,7 @@ Host inspect(const Options& options, NetdevSource* netdevs)
         // sysfs, or a captured tree mounted over /sys): read it as before, whole.
         readings.clear();
         netdevs = nullptr;
+        other_namespace = true;
       }
     }
     if (netdevs != nullptr) {
@@ -187,7 +189,13 @@ Host inspect(const Options& options, NetdevSource* netdevs)
         keep(std::move(n), address);
       }
     }
-    if (options.addresses != nullptr) {
+    if (other_namespace && options.addresses != nullptr) {
+      // Netlink's interface indexes are not this /sys's: an address would land on whichever
+      // netdev happens to share its index.
+      netdev_warnings.push_back(fs.root() +
+                                "/class/net: other netdevs than netlink reports (another network "
+                                "namespace?): addresses not read");
+    } else if (options.addresses != nullptr) {
       by_index = options.addresses->addresses();
     }
   });

@@ -273,4 +273,40 @@ TEST(NetlinkLinks, ADumpOfAnotherNamespaceFallsBackToSysfs)
   EXPECT_EQ("ib0", h.netdevs.front().name);
 }
 
+// Addresses by the index of the dumping namespace's lo (1) and of the tree's ib0 (4).
+class ByIndex : public AddressSource {
+public:
+  std::map<int, std::vector<std::string>> addresses() override
+  {
+    ++calls;
+    return {{1, {"127.0.0.1/8"}}, {4, {"192.0.2.9/24"}}};
+  }
+  int calls = 0;
+};
+
+// Netlink's indexes belong to its namespace, not to the /sys being read: with the two
+// disagreeing, no address is bound to a netdev by a shared index, and the user is told.
+TEST(NetlinkLinks, AddressesOfAnotherNamespaceAreNotBound)
+{
+  Options o;
+  o.sysfs_root = std::string(IBSETUP_FIXTURES) + "/sysfs/hdr-2hca";
+  ByIndex addresses;
+  o.addresses = &addresses;
+  OtherNamespace other;
+  const Host h = inspect(o, &other);
+  EXPECT_EQ(0, addresses.calls);
+  ASSERT_FALSE(h.netdevs.empty());
+  EXPECT_EQ(4, h.netdevs.front().ifindex.value_or(0));
+  for (const auto& n : h.netdevs) {
+    EXPECT_TRUE(n.addresses.empty()) << n.name;
+  }
+  ASSERT_FALSE(h.warnings.empty());
+  EXPECT_NE(std::string::npos, h.warnings.back().find("another network namespace"));
+  // The same tree and source with agreeing names binds them (the control).
+  FromSysfs same(o.sysfs_root);
+  const Host bound = inspect(o, &same);
+  EXPECT_EQ(1, addresses.calls);
+  ASSERT_FALSE(bound.netdevs.front().addresses.empty());
+}
+
 }  // namespace
