@@ -87,12 +87,20 @@ void SysfsReader::close_dir_fds() const
     }
   }
   m_dir_fds.clear();
+  m_last_dir_fd = -1;
 }
 
 int SysfsReader::dir_fd(const std::string& resolved) const
 {
+  // Attributes come in runs from one directory (a port's, its P_Key table): comparing with the
+  // last one is cheaper than hashing a path of 80 characters per file.
+  if (m_last_dir_fd >= 0 && resolved == m_last_dir) {
+    return m_last_dir_fd;
+  }
   const auto found = m_dir_fds.find(resolved);
   if (found != m_dir_fds.end()) {
+    m_last_dir = resolved;
+    m_last_dir_fd = found->second;
     return found->second;
   }
   if (m_dir_fds.size() >= m_max_dir_fds) {
@@ -113,6 +121,8 @@ int SysfsReader::dir_fd(const std::string& resolved) const
   }
   if (fd >= 0) {
     m_dir_fds.emplace(resolved, fd);
+    m_last_dir = resolved;
+    m_last_dir_fd = fd;
   }
   return fd;
 }

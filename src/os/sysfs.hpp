@@ -60,6 +60,8 @@ private:
   size_t m_max_dir_fds;
   int m_dir_fd_floor;
   mutable std::unordered_map<std::string, int> m_dir_fds;
+  mutable std::string m_last_dir;  // the last directory dir_fd() returned, and its descriptor
+  mutable int m_last_dir_fd = -1;
   mutable SpentFds m_spent;  // attributes read, closed in batches
 };
 
