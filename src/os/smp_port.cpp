@@ -9,7 +9,7 @@
 
 #include <infiniband/mad.h>
 
-#include <dlfcn.h>
+#include "os/dl_library.hpp"
 
 #include <cstring>
 #include <mutex>
@@ -28,44 +28,32 @@ struct Mad {
   decltype(&::ib_resolve_guid_via) resolve_guid = nullptr;
   decltype(&::smp_query_via) smp_query = nullptr;
   decltype(&::mad_decode_field) decode_field = nullptr;
-  std::string error;
+  std::string error;  // empty when every function above was found
 };
 
 template <typename F>
-bool bind(void* handle, const char* name, F& out, std::string& error)
+void bind(DlLibrary& lib, const char* name, F& out)
 {
-  out = reinterpret_cast<F>(dlsym(handle, name));
-  if (out == nullptr && error.empty()) {
-    error = std::string("libibmad.so.5 has no ") + name;
-  }
-  return out != nullptr;
+  out = reinterpret_cast<F>(lib.symbol(name));
 }
 
 const Mad& mad()
 {
+  static DlLibrary lib("libibmad.so.5",
+                       "rdma-core's libibmad: infiniband-diags on Rocky 8, libibmad5 on Debian");
   static Mad m;
   static std::once_flag once;
   std::call_once(once, [] {
-    void* h = dlopen("libibmad.so.5", RTLD_NOW | RTLD_LOCAL);
-    if (h == nullptr) {
-      const char* why = dlerror();
-      m.error = std::string(
-                    "cannot load libibmad.so.5 (rdma-core's libibmad: infiniband-diags "
-                    "on Rocky 8, libibmad5 on Debian): ") +
-                (why != nullptr ? why : "unknown error");
-      return;
-    }
-    std::string& e = m.error;
-    bind(h, "mad_rpc_open_port", m.open_port, e);
-    bind(h, "mad_rpc_close_port", m.close_port, e);
-    bind(h, "mad_rpc_set_timeout", m.set_timeout, e);
-    bind(h, "mad_rpc_set_retries", m.set_retries, e);
-    bind(h, "madrpc_show_errors", m.show_errors, e);
-    bind(h, "ib_resolve_smlid_via", m.resolve_smlid, e);
-    bind(h, "ib_resolve_guid_via", m.resolve_guid, e);
-    bind(h, "smp_query_via", m.smp_query, e);
-    bind(h, "mad_decode_field", m.decode_field, e);
-    // Kept loaded for the life of the process, like the NetworkManager plugin.
+    bind(lib, "mad_rpc_open_port", m.open_port);
+    bind(lib, "mad_rpc_close_port", m.close_port);
+    bind(lib, "mad_rpc_set_timeout", m.set_timeout);
+    bind(lib, "mad_rpc_set_retries", m.set_retries);
+    bind(lib, "madrpc_show_errors", m.show_errors);
+    bind(lib, "ib_resolve_smlid_via", m.resolve_smlid);
+    bind(lib, "ib_resolve_guid_via", m.resolve_guid);
+    bind(lib, "smp_query_via", m.smp_query);
+    bind(lib, "mad_decode_field", m.decode_field);
+    m.error = lib.first_error();
   });
   return m;
 }
