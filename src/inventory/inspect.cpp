@@ -152,6 +152,8 @@ Host inspect(const Options& options, NetdevSource* netdevs)
   const bool have_hcas = !names.empty();
   std::map<std::string, std::optional<std::string>> ipoib_guids;
   std::map<int, std::vector<std::string>> by_index;
+  bool names_differ = false;                // netlink's netdevs are not the ones /sys lists
+  std::map<int, std::string> dumped_names;  // then: netlink's name for each index
   read_devices(options, fs, names, host, [&] {
     const auto keep = [&](Netdev n, const std::optional<std::string>& address) {
       const bool named = std::find(options.netdev_names.begin(), options.netdev_names.end(),
@@ -164,15 +166,21 @@ Host inspect(const Options& options, NetdevSource* netdevs)
       }
     };
     std::vector<NetdevReading> readings;
-    bool other_namespace = false;
     if (netdevs != nullptr) {
       readings = netdevs->netdevs();
       if (!same_names(readings, fs.list("class/net"))) {
         // This /sys belongs to another network namespace (`unshare -n` without a remount of
-        // sysfs, or a captured tree mounted over /sys): read it as before, whole.
+        // sysfs, or a captured tree mounted over /sys), or a netdev was renamed, created or
+        // deleted in between: read it as before, whole, and bind an address only to the netdev
+        // netlink names for its index.
+        for (const auto& reading : readings) {
+          if (reading.netdev.ifindex) {
+            dumped_names[*reading.netdev.ifindex] = reading.netdev.name;
+          }
+        }
         readings.clear();
         netdevs = nullptr;
-        other_namespace = true;
+        names_differ = true;
       }
     }
     if (netdevs != nullptr) {
@@ -189,14 +197,19 @@ Host inspect(const Options& options, NetdevSource* netdevs)
         keep(std::move(n), address);
       }
     }
-    if (other_namespace && options.addresses != nullptr) {
-      // Netlink's interface indexes are not this /sys's: an address would land on whichever
-      // netdev happens to share its index.
-      netdev_warnings.push_back(fs.root() +
-                                "/class/net: other netdevs than netlink reports (another network "
-                                "namespace?): addresses not read");
-    } else if (options.addresses != nullptr) {
+    // With no netdev named as netlink names its index, the dump could bind nothing.
+    const bool any_agrees =
+        !names_differ ||
+        std::any_of(host.netdevs.begin(), host.netdevs.end(), [&dumped_names](const Netdev& n) {
+          const auto named = n.ifindex ? dumped_names.find(*n.ifindex) : dumped_names.end();
+          return named != dumped_names.end() && named->second == n.name;
+        });
+    if (options.addresses != nullptr && any_agrees) {
       by_index = options.addresses->addresses();
+    } else if (options.addresses != nullptr && !host.netdevs.empty()) {
+      netdev_warnings.push_back(fs.root() +
+                                "/class/net: no netdev has the name netlink gives its interface "
+                                "index (another network namespace?): addresses not read");
     }
   });
   host.warnings.insert(host.warnings.end(), netdev_warnings.begin(), netdev_warnings.end());
@@ -213,6 +226,19 @@ Host inspect(const Options& options, NetdevSource* netdevs)
     const auto it = n.ifindex ? by_index.find(*n.ifindex) : by_index.end();
     if (it == by_index.end()) {
       continue;
+    }
+    if (names_differ) {
+      // In another namespace an index is another netdev's: an address would land on whichever
+      // netdev of this /sys shares its number.
+      const auto named = dumped_names.find(*n.ifindex);
+      if (named == dumped_names.end() || named->second != n.name) {
+        host.warnings.push_back(
+            "netlink: " + n.name + ": interface index " + std::to_string(*n.ifindex) +
+            " is another netdev's in netlink's namespace (" +
+            (named == dumped_names.end() ? std::string("none") : named->second) +
+            "): its addresses are not read");
+        continue;
+      }
     }
     for (const auto& text : it->second) {
       if (auto a = parse_address(text)) {

@@ -6,8 +6,9 @@
 #include <algorithm>
 #include <atomic>
 
-// Rocky 8's kernel headers predate close_range; its number is the same on every architecture
-// that uses the generic table (x86_64, aarch64, ppc64le).
+// Rocky 8's glibc and kernel headers predate close_range. Its number is 436 on x86_64,
+// aarch64 and ppc64le alike (every architecture but alpha since Linux 5.1 numbers new calls
+// the same).
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
@@ -39,6 +40,10 @@ bool close_range_run(int first, int last)
 void close_spent(std::vector<int>& fds, bool use_range)
 {
   std::sort(fds.begin(), fds.end());
+  // A number given twice would be closed twice, the second time perhaps another thread's new
+  // descriptor; a negative one is no descriptor at all.
+  fds.erase(std::unique(fds.begin(), fds.end()), fds.end());
+  fds.erase(fds.begin(), std::lower_bound(fds.begin(), fds.end(), 0));
   size_t i = 0;
   while (i < fds.size()) {
     size_t j = i;
@@ -57,7 +62,10 @@ void close_spent(std::vector<int>& fds, bool use_range)
 
 void SpentFds::add(int fd)
 {
-  m_fds.push_back(fd);
+  if (fd < 0) {
+    return;
+  }
+  m_fds.push_back(fd);  // never reallocates: reserved in the constructor, flushed when full
   if (m_fds.size() >= m_capacity) {
     flush();
   }

@@ -10,7 +10,8 @@ namespace ibsetup::inventory {
 
 // Closes `fds` (each owned by the caller and still open) and empties it: one close_range per
 // run of consecutive numbers, or one close per descriptor when `use_range` is false or the
-// kernel refuses close_range (Rocky 8's 4.18 has none; a seccomp filter may say EPERM).
+// kernel refuses close_range (Rocky 8's 4.18 has none; a seccomp filter may say EPERM, or
+// kill the process where it is set to, which no unit ibsetup ships does).
 // Only a run made entirely of the caller's descriptors is closed as a range, so a descriptor
 // another thread opened in between is never touched.
 void close_spent(std::vector<int>& fds, bool use_range = true);
@@ -19,7 +20,10 @@ void close_spent(std::vector<int>& fds, bool use_range = true);
 // destruction. Not thread-safe: one per reader, as a reader is.
 class SpentFds {
 public:
-  explicit SpentFds(std::size_t capacity) : m_capacity(capacity) { m_fds.reserve(capacity); }
+  explicit SpentFds(std::size_t capacity) : m_capacity(capacity > 0 ? capacity : 1)
+  {
+    m_fds.reserve(m_capacity);
+  }
   ~SpentFds() { flush(); }
   SpentFds(const SpentFds&) = delete;
   SpentFds& operator=(const SpentFds&) = delete;

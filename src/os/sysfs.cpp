@@ -20,9 +20,10 @@ constexpr int k_max_links = 40;
 constexpr long k_max_components = 64;
 constexpr size_t k_max_attribute = 65536;
 // Directory descriptors kept open at most per reader. A device needs about ten and devices are
-// read one after another, so a full cache is simply emptied. inspect runs up to six readers at
-// once, so each keeps at most 1/16 of the descriptor limit (64 with the usual 1024), plus half
-// as many spent ones (spent_capacity): six readers hold at most 9/16 of the limit.
+// read one after another, so a full cache is simply emptied. inspect runs up to five readers at
+// once (four workers and the caller), so each keeps at most 1/16 of the descriptor limit (64
+// with the usual 1024), plus half as many spent ones (spent_capacity): five readers hold at
+// most 15/32 of the limit.
 rlim_t descriptor_limit()
 {
   rlimit limit{};
@@ -34,8 +35,8 @@ size_t max_dir_fds(rlim_t soft)
   return static_cast<size_t>(std::max<rlim_t>(1, std::min<rlim_t>(64, soft / 16)));
 }
 
-// Where cached directory descriptors are moved to: the upper half of the first 512, when the
-// limit leaves room for that; 0 (not moved) otherwise.
+// Where cached directory descriptors are moved to: from 256 up (five readers' 64 each end
+// below 600), when the limit leaves room for that; 0 (not moved) otherwise.
 int dir_fd_floor(rlim_t soft)
 {
   return soft >= 1024 ? 256 : 0;
@@ -222,6 +223,11 @@ std::optional<std::string> SysfsReader::read(const std::string& rel) const
 std::optional<std::string> SysfsReader::read_in(const std::string& dir,
                                                 const std::string& name) const
 {
+  // One component: openat would follow links in the middle of "a/b" (O_NOFOLLOW guards only
+  // the last), and ".." would leave the directory.
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
+    return std::nullopt;
+  }
   const int fd = open_attribute(dir, name);
   if (fd < 0) {
     return std::nullopt;

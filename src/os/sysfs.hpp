@@ -31,8 +31,9 @@ public:
   // Throws EnvironmentError when the process has no file descriptor left to read it with.
   std::optional<std::string> read(const std::string& rel) const;
 
-  // The same for `name` in a directory resolve() returned: a 128-entry P_Key table is read
-  // with one resolution, not 128.
+  // The same for `name`, one path component, in a directory resolve() returned: a 128-entry
+  // P_Key table is read with one resolution, not 128. nullopt for "", ".", ".." or a name with
+  // a '/'.
   std::optional<std::string> read_in(const std::string& resolved_dir,
                                      const std::string& name) const;
 

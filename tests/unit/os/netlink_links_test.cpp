@@ -285,23 +285,26 @@ public:
 };
 
 // Netlink's indexes belong to its namespace, not to the /sys being read: with the two
-// disagreeing, no address is bound to a netdev by a shared index, and the user is told.
+// disagreeing, an address is bound only to the netdev netlink names for its index, and the
+// user hears of the others.
 TEST(NetlinkLinks, AddressesOfAnotherNamespaceAreNotBound)
 {
   Options o;
   o.sysfs_root = std::string(IBSETUP_FIXTURES) + "/sysfs/hdr-2hca";
   ByIndex addresses;
   o.addresses = &addresses;
-  OtherNamespace other;
+  OtherNamespace other;  // lo at index 1; the tree's ib0 has index 4
   const Host h = inspect(o, &other);
-  EXPECT_EQ(0, addresses.calls);
   ASSERT_FALSE(h.netdevs.empty());
   EXPECT_EQ(4, h.netdevs.front().ifindex.value_or(0));
   for (const auto& n : h.netdevs) {
     EXPECT_TRUE(n.addresses.empty()) << n.name;
   }
+  EXPECT_EQ(0, addresses.calls);  // nothing could have been bound: not even dumped
   ASSERT_FALSE(h.warnings.empty());
-  EXPECT_NE(std::string::npos, h.warnings.back().find("another network namespace"));
+  EXPECT_NE(std::string::npos,
+            h.warnings.back().find("no netdev has the name netlink gives its interface index"))
+      << h.warnings.back();
   // The same tree and source with agreeing names binds them (the control).
   FromSysfs same(o.sysfs_root);
   const Host bound = inspect(o, &same);
@@ -309,4 +312,54 @@ TEST(NetlinkLinks, AddressesOfAnotherNamespaceAreNotBound)
   ASSERT_FALSE(bound.netdevs.front().addresses.empty());
 }
 
+// One netdev renamed between the dump and the listing (udev at boot): the names differ, so
+// sysfs is read whole, but every other netdev keeps the addresses netlink gives its index.
+class RenamedBetween : public NetdevSource {
+public:
+  explicit RenamedBetween(std::string root) : inner_(std::move(root)) {}
+  std::vector<NetdevReading> netdevs() override
+  {
+    auto out = inner_.netdevs();
+    for (auto& r : out) {
+      if (r.netdev.name == "ib1") {
+        r.netdev.name = "ib1old";
+      }
+    }
+    return out;
+  }
+
+private:
+  FromSysfs inner_;
+};
+
+class ToBoth : public AddressSource {
+public:
+  explicit ToBoth(std::map<int, std::vector<std::string>> a) : a_(std::move(a)) {}
+  std::map<int, std::vector<std::string>> addresses() override { return a_; }
+
+private:
+  std::map<int, std::vector<std::string>> a_;
+};
+
+TEST(NetlinkLinks, ARenameInBetweenCostsOnlyThatNetdevsAddresses)
+{
+  Options o;
+  o.sysfs_root = std::string(IBSETUP_FIXTURES) + "/sysfs/hdr-2hca";
+  const Host plain = inspect(o);
+  std::map<int, std::vector<std::string>> by_index;
+  for (const auto& n : plain.netdevs) {
+    ASSERT_TRUE(n.ifindex) << n.name;
+    by_index[*n.ifindex] = {"192.0.2." + std::to_string(*n.ifindex) + "/24"};
+  }
+  ToBoth addresses(by_index);
+  o.addresses = &addresses;
+  RenamedBetween renamed(o.sysfs_root);
+  const Host h = inspect(o, &renamed);
+  ASSERT_EQ(2U, h.netdevs.size());
+  for (const auto& n : h.netdevs) {
+    EXPECT_EQ(n.name == "ib1", n.addresses.empty()) << n.name;
+  }
+  ASSERT_FALSE(h.warnings.empty());
+  EXPECT_NE(std::string::npos, h.warnings.back().find("(ib1old)")) << h.warnings.back();
+}
 }  // namespace

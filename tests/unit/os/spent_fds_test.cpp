@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cstdlib>
 
 #include <atomic>
 #include <thread>
@@ -85,29 +88,73 @@ TEST(SpentFds, FlushesWhenFullAndWhenDestroyed)
 }
 
 // Two threads open and retire descriptors at once, so their numbers interleave; neither may
-// ever close one the other still holds (it would read a closed or, worse, a reused one).
+// ever close one the other still holds. Each thread opens a file of its own, and before every
+// add checks that each descriptor still waiting in its batch is open on that file: a foreign
+// close shows as EBADF, a foreign close and reuse as another inode.
 TEST(SpentFds, ConcurrentBatchesNeverCloseEachOthersDescriptors)
 {
+  char a[] = "/tmp/ibsetup-spent-a-XXXXXX";
+  char b[] = "/tmp/ibsetup-spent-b-XXXXXX";
+  const int fa = mkstemp(a);
+  const int fb = mkstemp(b);
+  ASSERT_GE(fa, 0);
+  ASSERT_GE(fb, 0);
+  close(fa);
+  close(fb);
   std::atomic<int> bad{0};
   std::atomic<int> ready{0};
-  const auto work = [&bad, &ready] {
+  constexpr size_t k_capacity = 16;
+  const auto work = [&bad, &ready](const char* path) {
+    struct stat own {};
+    if (stat(path, &own) != 0) {
+      ++bad;
+      return;
+    }
     ++ready;
     while (ready.load() < 2) {
       std::this_thread::yield();  // both start together, so that their numbers interleave
     }
-    SpentFds batch(16);
+    SpentFds batch(k_capacity);
+    std::vector<int> waiting;  // what the batch holds: it flushes at every k_capacity-th add
     for (int i = 0; i < 20000; ++i) {
-      const int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-      char c = 0;
-      // A descriptor closed under us reads as EBADF; /dev/null reads as 0 bytes.
-      if (fd < 0 || read(fd, &c, 1) != 0) {
+      const int fd = open(path, O_RDONLY | O_CLOEXEC);
+      for (int w : waiting) {
+        struct stat st {};
+        if (fstat(w, &st) != 0 || st.st_ino != own.st_ino || st.st_dev != own.st_dev) {
+          ++bad;
+        }
+      }
+      if (fd < 0) {
         ++bad;
+        continue;
       }
       batch.add(fd);
+      waiting.push_back(fd);
+      if (waiting.size() == k_capacity) {
+        waiting.clear();
+      }
     }
   };
-  std::thread other(work);
-  work();
+  std::thread other(work, b);
+  work(a);
   other.join();
+  unlink(a);
+  unlink(b);
   EXPECT_EQ(0, bad.load());
+}
+
+TEST(SpentFds, NegativeAndRepeatedNumbersAreHarmless)
+{
+  auto fds = open_many(2);
+  std::vector<int> spent{fds[0], -1, fds[0], fds[1]};
+  close_spent(spent);
+  EXPECT_FALSE(is_open(fds[0]));
+  EXPECT_FALSE(is_open(fds[1]));
+  const int again = open("/dev/null", O_RDONLY | O_CLOEXEC);  // takes the lowest free number
+  SpentFds batch(0);                                          // capacity 0 acts as 1
+  batch.add(-1);
+  EXPECT_TRUE(batch.empty());
+  EXPECT_TRUE(is_open(again));
+  batch.add(again);
+  EXPECT_FALSE(is_open(again));
 }
