@@ -154,6 +154,15 @@ Host inspect(const Options& options, NetdevSource* netdevs)
   std::map<int, std::vector<std::string>> by_index;
   bool names_differ = false;                // netlink's netdevs are not the ones /sys lists
   std::map<int, std::string> dumped_names;  // then: netlink's name for each index
+  // Netlink's name for n's index, when the names differ; null when netlink has none.
+  const auto netlink_name = [&dumped_names](const Netdev& n) -> const std::string* {
+    const auto named = n.ifindex ? dumped_names.find(*n.ifindex) : dumped_names.end();
+    return named == dumped_names.end() ? nullptr : &named->second;
+  };
+  const auto agrees = [&netlink_name](const Netdev& n) {
+    const std::string* name = netlink_name(n);
+    return name != nullptr && *name == n.name;
+  };
   read_devices(options, fs, names, host, [&] {
     const auto keep = [&](Netdev n, const std::optional<std::string>& address) {
       const bool named = std::find(options.netdev_names.begin(), options.netdev_names.end(),
@@ -199,11 +208,7 @@ Host inspect(const Options& options, NetdevSource* netdevs)
     }
     // With no netdev named as netlink names its index, the dump could bind nothing.
     const bool any_agrees =
-        !names_differ ||
-        std::any_of(host.netdevs.begin(), host.netdevs.end(), [&dumped_names](const Netdev& n) {
-          const auto named = n.ifindex ? dumped_names.find(*n.ifindex) : dumped_names.end();
-          return named != dumped_names.end() && named->second == n.name;
-        });
+        !names_differ || std::any_of(host.netdevs.begin(), host.netdevs.end(), agrees);
     if (options.addresses != nullptr && any_agrees) {
       by_index = options.addresses->addresses();
     } else if (options.addresses != nullptr && !host.netdevs.empty()) {
@@ -227,18 +232,15 @@ Host inspect(const Options& options, NetdevSource* netdevs)
     if (it == by_index.end()) {
       continue;
     }
-    if (names_differ) {
+    if (names_differ && !agrees(n)) {
       // In another namespace an index is another netdev's: an address would land on whichever
       // netdev of this /sys shares its number.
-      const auto named = dumped_names.find(*n.ifindex);
-      if (named == dumped_names.end() || named->second != n.name) {
-        host.warnings.push_back(
-            "netlink: " + n.name + ": interface index " + std::to_string(*n.ifindex) +
-            " is another netdev's in netlink's namespace (" +
-            (named == dumped_names.end() ? std::string("none") : named->second) +
-            "): its addresses are not read");
-        continue;
-      }
+      const std::string* name = netlink_name(n);
+      host.warnings.push_back(
+          "netlink: " + n.name + ": interface index " + std::to_string(*n.ifindex) +
+          " is another netdev's in netlink's namespace (" +
+          (name == nullptr ? std::string("none") : *name) + "): its addresses are not read");
+      continue;
     }
     for (const auto& text : it->second) {
       if (auto a = parse_address(text)) {

@@ -11,19 +11,18 @@
 namespace ibsetup::os {
 namespace {
 
+constexpr const char* k_package =
+    "rdma-core: libibverbs and librdmacm on Rocky 8, libibverbs1 and librdmacm1 on Debian";
+
 DlLibrary& verbs()
 {
-  static DlLibrary lib("libibverbs.so.1",
-                       "rdma-core: libibverbs and librdmacm on Rocky 8, libibverbs1 and "
-                       "librdmacm1 on Debian");
+  static DlLibrary lib("libibverbs.so.1", k_package);
   return lib;
 }
 
 DlLibrary& rdmacm()
 {
-  static DlLibrary lib("librdmacm.so.1",
-                       "rdma-core: libibverbs and librdmacm on Rocky 8, libibverbs1 and "
-                       "librdmacm1 on Debian");
+  static DlLibrary lib("librdmacm.so.1", k_package);
   return lib;
 }
 

@@ -56,10 +56,15 @@ bool out_of_descriptors()
 }  // namespace
 
 SysfsReader::SysfsReader(std::string root, bool live)
+    : SysfsReader(std::move(root), live, descriptor_limit())
+{
+}
+
+SysfsReader::SysfsReader(std::string root, bool live, unsigned long long descriptors)
     : m_root(std::move(root)),
       m_live(live),
-      m_max_dir_fds(max_dir_fds(descriptor_limit())),
-      m_dir_fd_floor(dir_fd_floor(descriptor_limit())),
+      m_max_dir_fds(max_dir_fds(static_cast<rlim_t>(descriptors))),
+      m_dir_fd_floor(dir_fd_floor(static_cast<rlim_t>(descriptors))),
       m_spent(spent_capacity(m_max_dir_fds))
 {
   while (m_root.size() > 1 && m_root.back() == '/') {

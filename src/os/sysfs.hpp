@@ -46,6 +46,8 @@ public:
   bool is_dir(const std::string& rel) const;
 
 private:
+  // `descriptors`: RLIMIT_NOFILE's soft limit, read once for both shares derived from it.
+  SysfsReader(std::string root, bool live, unsigned long long descriptors);
   std::optional<std::string> resolve_depth(const std::string& rel, int links) const;
   // An O_PATH descriptor of a resolved directory, cached: reading a port's attributes and its
   // 128-entry P_Key table then costs one path component per file, not a walk from the root.
