@@ -1,5 +1,7 @@
 #include <ibsetup/address.hpp>
 
+#include "common/address_text.hpp"
+
 #include <arpa/inet.h>
 
 #include <algorithm>
@@ -58,10 +60,7 @@ std::optional<IpAddress> IpAddress::parse(std::string_view text, Family family)
 
 std::string IpAddress::str() const
 {
-  char buf[INET6_ADDRSTRLEN] = {};
-  const int af = family == Family::ipv4 ? AF_INET : AF_INET6;
-  inet_ntop(af, bytes.data(), buf, sizeof buf);
-  return buf;
+  return family == Family::ipv4 ? util::ipv4_text(bytes.data()) : util::ipv6_text(bytes.data());
 }
 
 std::optional<IpPrefix> IpPrefix::parse(std::string_view text, Family family, std::string* why)

@@ -3,17 +3,16 @@
 // a shared library to load (issue 15).
 #include "os/netlink_addresses.hpp"
 
+#include "common/address_text.hpp"
 #include "os/netlink_dump.hpp"
 
 #include <ibsetup/error.hpp>
 #include <ibsetup/inventory.hpp>
 
-#include <arpa/inet.h>
 #include <linux/if_addr.h>
+#include <sys/socket.h>
 #include <linux/rtnetlink.h>
 #include <netlink/msg.h>
-
-#include <cstdio>
 
 namespace ibsetup::inventory {
 
@@ -21,23 +20,16 @@ namespace detail {
 
 namespace {
 
-// nl_addr2str's text: inet_ntop for IPv4 and IPv6, hex bytes joined by ':' for the rest.
+// nl_addr2str's text: inet_ntop's for IPv4 and IPv6, hex bytes joined by ':' for the rest.
 std::string address_text(int family, const unsigned char* bytes, size_t length)
 {
-  char buf[INET6_ADDRSTRLEN] = {};
-  if (family == AF_INET || family == AF_INET6) {
-    if (length != (family == AF_INET ? 4U : 16U) ||
-        inet_ntop(family, bytes, buf, sizeof buf) == nullptr) {
-      return {};
-    }
-    return buf;
+  if (family == AF_INET) {
+    return length == 4 ? util::ipv4_text(bytes) : std::string();
   }
-  std::string out;
-  for (size_t i = 0; i < length; ++i) {
-    std::snprintf(buf, sizeof buf, i == 0 ? "%02x" : ":%02x", bytes[i]);
-    out += buf;
+  if (family == AF_INET6) {
+    return length == 16 ? util::ipv6_text(bytes) : std::string();
   }
-  return out;
+  return util::hex_bytes(bytes, length);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // no-op apply cost (issue 15: 1,046 openat calls for 64 netdevs).
 #include "os/netlink_links.hpp"
 
+#include "common/address_text.hpp"
 #include "os/netlink_dump.hpp"
 
 #include <ibsetup/error.hpp>
@@ -14,7 +15,6 @@
 #include <netlink/msg.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <string>
 
@@ -30,18 +30,6 @@ const char* operstate_name(unsigned value)
   static const char* const names[] = {"unknown", "notpresent", "down", "lowerlayerdown",
                                       "testing", "dormant",    "up"};
   return value < sizeof names / sizeof names[0] ? names[value] : "unknown";
-}
-
-std::string hex_address(const unsigned char* bytes, size_t length)
-{
-  std::string out;
-  out.reserve(length * 3);
-  char buf[4];
-  for (size_t i = 0; i < length; ++i) {
-    std::snprintf(buf, sizeof buf, i == 0 ? "%02x" : ":%02x", bytes[i]);
-    out += buf;
-  }
-  return out;
 }
 
 // IFLA_LINKINFO { IFLA_INFO_KIND "ipoib", IFLA_INFO_DATA { PKEY, MODE, UMCAST (u16 each) } }.
@@ -119,8 +107,8 @@ std::optional<NetdevReading> reading_of_link(const nlmsghdr* message)
     n.carrier = nla_get_u8(tb[IFLA_CARRIER]) != 0;
   }
   if (tb[IFLA_ADDRESS] != nullptr && nla_len(tb[IFLA_ADDRESS]) > 0) {
-    out.address = hex_address(static_cast<const unsigned char*>(nla_data(tb[IFLA_ADDRESS])),
-                              static_cast<size_t>(nla_len(tb[IFLA_ADDRESS])));
+    out.address = util::hex_bytes(static_cast<const unsigned char*>(nla_data(tb[IFLA_ADDRESS])),
+                                  static_cast<size_t>(nla_len(tb[IFLA_ADDRESS])));
   }
   if (n.ipoib) {
     out.ipoib_attributes = read_ipoib_info(tb[IFLA_LINKINFO], n);
