@@ -144,7 +144,8 @@ struct CheckOutcome {
   std::optional<SlurmOutcome> slurm;
   // Appended for the metrics (#18; the soname moved to 1 for it): what outcome_to_metrics
   // reports beyond the verdict. host is the inventory the checks judged (ports, PCIe,
-  // counters), empty when the run timed out before or while reading it.
+  // counters), empty when the run timed out before or while reading it. Its ports' P_Key
+  // tables are read only for a node that declares pkey children (port.pkeys), else empty.
   std::optional<inventory::Host> host;
   double finished_s = 0;  // wall clock (seconds since the epoch) when the verdict was in
   double duration_s = 0;  // how long the run took until then (monotonic clock)

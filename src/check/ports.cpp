@@ -49,6 +49,11 @@ inventory::PortState port_state(profile::PortState state)
   }
 }
 
+bool is_pkey_child(const profile::ResolvedInterface& i)
+{
+  return i.parent && i.pkey;
+}
+
 Expect& expect_for(std::vector<Expect>& all, const std::string& device, int port)
 {
   for (auto& e : all) {
@@ -81,7 +86,7 @@ std::vector<Expect> expectations(const profile::ResolvedNode& node, const invent
     }
   }
   for (const auto& i : node.interfaces) {
-    if (!i.parent || !i.pkey) {
+    if (!is_pkey_child(i)) {
       continue;
     }
     for (const auto& base : node.interfaces) {
@@ -215,6 +220,11 @@ void check_one(const profile::ResolvedNode& node, const Expect& e, const invento
 }
 
 }  // namespace
+
+bool reads_pkey_tables(const profile::ResolvedNode& node)
+{
+  return std::any_of(node.interfaces.begin(), node.interfaces.end(), is_pkey_child);
+}
 
 void check_ports(const profile::ResolvedNode& node, const inventory::Host& host,
                  std::vector<Result>& out)

@@ -5,6 +5,7 @@
 #include <ibsetup/plan.hpp>
 #include <ibsetup/rdma_check.hpp>
 #include "check/local_ports.hpp"
+#include "inventory/netdev_source.hpp"
 #include "check/mpi.hpp"
 #include "check/slurm.hpp"
 
@@ -54,7 +55,8 @@ inventory::Host observe(const CheckOptions& options, const CheckHooks& hooks,
                         const profile::ResolvedNode& node, bool counters)
 {
   if (!hooks.observe && options.inventory_file.empty()) {
-    return inventory::inspect_node(node, options.sysfs_root, counters);
+    return inventory::inspect_node(node, options.sysfs_root, counters,
+                                   detail::reads_pkey_tables(node));
   }
   inventory::Host host;
   if (hooks.observe) {

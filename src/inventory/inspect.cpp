@@ -27,7 +27,7 @@ namespace {
 // Reads the devices on worker threads, each with its own reader, while the calling thread first
 // runs `alongside` (the netdevs) and then helps. A port's 128-entry P_Key table is
 // 128 files, so an 8-HCA node means thousands of open/read/close calls; bench/ measures it.
-void read_devices(const Options& options, const SysfsReader& caller_fs,
+void read_devices(const ReadScope& scope, const SysfsReader& caller_fs,
                   const std::vector<std::string>& names, Host& host,
                   const std::function<void()>& alongside)
 {
@@ -59,7 +59,7 @@ void read_devices(const Options& options, const SysfsReader& caller_fs,
       for (size_t i = next++; i < names.size(); i = next++) {
         Reader r(fs, warnings[i]);
         try {
-          devices[i] = read_device(r, names[i], options.counters);
+          devices[i] = read_device(r, names[i], scope);
         } catch (const std::exception& e) {
           devices[i] = Device{};
           devices[i].name = names[i];
@@ -127,7 +127,7 @@ Host inspect(const Options& options)
   return inspect(options, nullptr);
 }
 
-Host inspect(const Options& options, NetdevSource* netdevs)
+Host inspect(const Options& options, NetdevSource* netdevs, bool pkey_tables)
 {
   // This machine's own /sys is trusted to hold only attribute files; a captured tree is not.
   const bool live = is_live_root(options.sysfs_root);
@@ -163,7 +163,7 @@ Host inspect(const Options& options, NetdevSource* netdevs)
     const std::string* name = netlink_name(n);
     return name != nullptr && *name == n.name;
   };
-  read_devices(options, fs, names, host, [&] {
+  read_devices({options.counters, pkey_tables}, fs, names, host, [&] {
     const auto keep = [&](Netdev n, const std::optional<std::string>& address) {
       const bool named = std::find(options.netdev_names.begin(), options.netdev_names.end(),
                                    n.name) != options.netdev_names.end();
@@ -264,6 +264,11 @@ Host inspect(const Options& options, NetdevSource* netdevs)
 
 Host inspect_host(Options options)
 {
+  return inspect_host(std::move(options), true);
+}
+
+Host inspect_host(Options options, bool pkey_tables)
+{
   std::unique_ptr<AddressSource> addresses;
   std::unique_ptr<VerbsSource> verbs;
   std::unique_ptr<NetdevSource> netdevs;
@@ -274,7 +279,7 @@ Host inspect_host(Options options)
     options.addresses = addresses.get();
     options.verbs = verbs.get();
   }
-  return inspect(options, netdevs.get());
+  return inspect(options, netdevs.get(), pkey_tables);
 }
 
 }  // namespace ibsetup::inventory

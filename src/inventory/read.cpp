@@ -80,7 +80,7 @@ bool saturated(uint64_t v)
   return v == 255 || v == 65535 || v == 4294967295ULL;
 }
 
-Port read_port(const Reader& r, const std::string& base, int number, bool counters)
+Port read_port(const Reader& r, const std::string& base, int number, const ReadScope& scope)
 {
   Port p;
   p.port = number;
@@ -112,7 +112,7 @@ Port read_port(const Reader& r, const std::string& base, int number, bool counte
   }
   // The kernel numbers P_Key entries 0 .. table length - 1; reading until the first missing
   // index saves listing the (large) directory.
-  const auto pkeys = r.fs().resolve(d + "pkeys");
+  const auto pkeys = scope.pkey_tables ? r.fs().resolve(d + "pkeys") : std::nullopt;
   for (int index = 0; pkeys && index < 0x10000; ++index) {
     const std::string entry = std::to_string(index);
     const auto raw = r.fs().read_in(*pkeys, entry);
@@ -126,7 +126,7 @@ Port read_port(const Reader& r, const std::string& base, int number, bool counte
       p.pkeys.push_back(*pkey);
     }
   }
-  if (counters) {
+  if (scope.counters) {
     for (const auto& name : r.fs().list(d + "counters")) {
       if (auto v = r.parsed<int64_t>(
               d + "counters/" + name,
@@ -147,7 +147,7 @@ Port read_port(const Reader& r, const std::string& base, int number, bool counte
 
 }  // namespace
 
-Device read_device(const Reader& r, const std::string& name, bool counters)
+Device read_device(const Reader& r, const std::string& name, const ReadScope& scope)
 {
   Device dev;
   dev.name = name;
@@ -171,7 +171,7 @@ Device read_device(const Reader& r, const std::string& name, bool counters)
       r.warn(d + "ports/" + p, p, "a port number from 1 to 255");
       continue;
     }
-    dev.ports.push_back(read_port(r, d + "ports/" + p, static_cast<int>(*number), counters));
+    dev.ports.push_back(read_port(r, d + "ports/" + p, static_cast<int>(*number), scope));
   }
   return dev;
 }

@@ -56,7 +56,15 @@ private:
   std::vector<std::string>& m_warnings;
 };
 
-Device read_device(const Reader& r, const std::string& name, bool counters);
+// What read_device reads beyond each port's state.
+struct ReadScope {
+  bool counters = false;
+  // A port's P_Key table is one file an entry (128 on mlx5); without it the port's pkeys stay
+  // empty. `check` reads the tables only for a node with pkey children (inspect_node below).
+  bool pkey_tables = true;
+};
+
+Device read_device(const Reader& r, const std::string& name, const ReadScope& scope);
 Netdev read_netdev(const Reader& r, const std::string& name);
 // mode, pkey, parent and umcast of an IPoIB netdev, from sysfs.
 void read_ipoib_attributes(const Reader& r, Netdev& n);

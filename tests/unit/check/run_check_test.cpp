@@ -223,6 +223,31 @@ TEST(RunCheck, ProfileWarningsAreInTheOutcome)
       << out.warnings[0].format();
 }
 
+// port.pkeys is the only check that looks at a P_Key table, so a node without pkey children
+// is observed without them (128 files a port on mlx5; issue 15), and one with a pkey child
+// still is, with the whole table in the message of a pkey that is missing.
+TEST(RunCheck, PkeyTablesAreReadOnlyForANodeWithPkeyChildren)
+{
+  const auto without = check::run_check(healthy_options());
+  ASSERT_TRUE(without.host.has_value());
+  ASSERT_FALSE(without.host->devices.empty());
+  ASSERT_FALSE(without.host->devices[0].ports.empty());
+  EXPECT_TRUE(without.host->devices[0].ports[0].pkeys.empty());
+  EXPECT_EQ(find(without.report, "port.pkeys"), nullptr);
+  EXPECT_TRUE(without.report.ok()) << check::report_to_text(without.report);
+
+  test::TempDir tmp;
+  auto o = healthy_options();
+  o.profile_file = profile_with(tmp, "      - {parent: ib0, pkey: 0x8002, ipv4: 10.12.0.0/16}\n");
+  const auto with = check::run_check(o);
+  ASSERT_TRUE(with.host.has_value());
+  EXPECT_EQ((std::vector<uint16_t>{0xffff, 0x8001}), with.host->devices[0].ports[0].pkeys);
+  const auto* pkeys = find(with.report, "port.pkeys");
+  ASSERT_NE(pkeys, nullptr);
+  EXPECT_NE(pkeys->message.find("not in the port's P_Key table (0xffff 0x8001)"), std::string::npos)
+      << pkeys->message;
+}
+
 // Slurm is an effect after the verdict: asked for, it runs (here it cannot: no scontrol),
 // with the timeout report when the budget ran out.
 TEST(RunCheck, SlurmRunsAfterTheVerdict)
