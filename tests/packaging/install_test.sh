@@ -1,7 +1,8 @@
 #!/bin/bash
 # `cmake --install` of the build tree into a scratch directory, then: the files a package
 # ships are there; libibsetup is a shared library with soname libibsetup.so.1 that the CLI and
-# the NetworkManager plugin link, and the CLI does not link libnm; the installed ibsetup runs
+# the NetworkManager plugin link, and the CLI does not link libnm; neither keeps a RUNPATH into
+# the build tree, whose own copies have none with an empty entry; the installed ibsetup runs
 # (--version) and loads the installed plugin (renders a keyfile); and a program outside the
 # project builds and runs against the install, once through pkg-config (ibsetup.pc) and once
 # through the CMake package config (find_package(ibsetup)).
@@ -50,12 +51,24 @@ check "ibsetup links libibsetup.so.1" needs "$p/sbin/ibsetup" '^libibsetup\.so\.
 check "ibsetup does not link libnm (only the plugin does)" ! needs "$p/sbin/ibsetup" '^libnm'
 check "plugin links libibsetup.so.1" needs "$lib/ibsetup/ibsetup-nm.so" '^libibsetup\.so\.1$'
 check "plugin links libnm" needs "$lib/ibsetup/ibsetup-nm.so" '^libnm'
-rpath=$(grep -E 'R(UN)?PATH' <<<"$(objdump -p "$p/sbin/ibsetup")" || true)
-if grep -qF "$build" <<<"$rpath"; then
-  bad "installed ibsetup keeps the build tree in its RUNPATH"
-else
-  ok "installed ibsetup has no build-tree RUNPATH"
-fi
+runpath() { objdump -p "$1" | awk '$1 == "RUNPATH" || $1 == "RPATH" {print $2}'; }
+for f in "$p/sbin/ibsetup" "$lib/ibsetup/ibsetup-nm.so"; do
+  if grep -qF "$build" <<<"$(runpath "$f")"; then
+    bad "installed ${f##*/} keeps the build tree in its RUNPATH"
+  else
+    ok "installed ${f##*/} has no build-tree RUNPATH"
+  fi
+done
+# In the build tree, an empty RUNPATH entry (CMake's trailing ':') is the working directory,
+# where the loader would look for libc.so.6 or libnm.so.0 (src/CMakeLists.txt).
+for f in "$build/src/ibsetup" "$build/src/ibsetup-nm.so"; do
+  r=$(runpath "$f")
+  if [ -n "$r" ] && [[ ":$r:" == *::* ]]; then
+    bad "build-tree ${f##*/} has an empty RUNPATH entry: '$r'"
+  else
+    ok "build-tree ${f##*/} RUNPATH has no empty entry ('$r')"
+  fi
+done
 
 version=$(LD_LIBRARY_PATH=$lib "$p/sbin/ibsetup" --version)
 check "installed ibsetup --version: $version" test "$version" = "ibsetup $(
