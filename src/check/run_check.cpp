@@ -5,7 +5,7 @@
 #include <ibsetup/plan.hpp>
 #include <ibsetup/rdma_check.hpp>
 #include "check/local_ports.hpp"
-#include "inventory/netdev_source.hpp"
+#include "inventory/inspect_scope.hpp"
 #include "check/mpi.hpp"
 #include "check/slurm.hpp"
 

@@ -1,5 +1,6 @@
 // Inspecting a host: which devices and netdevs to read, on which threads, and the live sources
 // (netlink addresses, verbs) on this machine's own /sys.
+#include "inventory/inspect_scope.hpp"
 #include "inventory/netdev_source.hpp"
 #include "inventory/parse.hpp"
 #include "inventory/read.hpp"

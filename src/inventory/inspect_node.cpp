@@ -1,4 +1,4 @@
-#include "inventory/netdev_source.hpp"
+#include "inventory/inspect_scope.hpp"
 
 #include <ibsetup/inventory.hpp>
 #include <ibsetup/plan.hpp>

@@ -1,6 +1,6 @@
-// Netdevs from the kernel's link dump, and inspects without the P_Key tables (issue 15):
-// internal to libibsetup, so that the public inventory::Options keeps its layout. A live
-// inspect (inspect_host) reads netdevs this way; inspect() on a tree walks sysfs.
+// Netdevs from the kernel's link dump (issue 15): internal to libibsetup, so that the public
+// inventory::Options keeps its layout. A live inspect (inspect_host) reads netdevs this way;
+// inspect() on a tree walks sysfs.
 #pragma once
 
 #include <ibsetup/inventory.hpp>
@@ -34,11 +34,5 @@ std::unique_ptr<NetdevSource> make_netlink_netdev_source();
 // inspect(options), with the netdevs from `netdevs` instead of the sysfs walk when not null,
 // and without the ports' P_Key tables when pkey_tables is false.
 Host inspect(const Options& options, NetdevSource* netdevs, bool pkey_tables = true);
-
-// inspect_host and inspect_node, likewise. `check` reads the P_Key tables only for a node
-// that declares pkey children: 128 files a port that nothing else it checks uses.
-Host inspect_host(Options options, bool pkey_tables);
-Host inspect_node(const profile::ResolvedNode& node, const std::string& sysfs_root, bool counters,
-                  bool pkey_tables);
 
 }  // namespace ibsetup::inventory
