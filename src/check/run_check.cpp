@@ -5,9 +5,9 @@
 #include <ibsetup/plan.hpp>
 #include <ibsetup/rdma_check.hpp>
 #include "check/local_ports.hpp"
-#include "inventory/inspect_scope.hpp"
 #include "check/mpi.hpp"
 #include "check/slurm.hpp"
+#include "inventory/inspect_scope.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -60,7 +60,7 @@ private:
 struct ReadScope {
   bool counters = false;
   // A port's P_Key table is one file an entry (128 on mlx5); without it the port's pkeys stay
-  // empty. `check` reads the tables only for a node with pkey children (inspect_node below).
+  // empty. `check` reads the tables only for a node with pkey children (inspect_scope.hpp).
   bool pkey_tables = true;
 };
 
