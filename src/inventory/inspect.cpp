@@ -6,6 +6,7 @@
 #include "inventory/read.hpp"
 #include "os/cpus.hpp"
 #include "os/hostname.hpp"
+#include "os/spent_fds.hpp"
 #include "os/sysfs.hpp"
 
 #include <ibsetup/error.hpp>
@@ -54,6 +55,9 @@ void read_devices(const ReadScope& scope, const SysfsReader& caller_fs,
     try {
       std::optional<SysfsReader> own;
       if (worker) {
+        // Its descriptors are its own: no lock shared with the other readers per open and
+        // close, and no reference taken per read.
+        own_descriptor_table();
         own.emplace(caller_fs.root(), caller_fs.live());
       }
       const SysfsReader& fs = worker ? *own : caller_fs;

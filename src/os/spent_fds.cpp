@@ -1,5 +1,6 @@
 #include "os/spent_fds.hpp"
 
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -58,6 +59,11 @@ void close_spent(std::vector<int>& fds, bool use_range)
     i = j + 1;
   }
   fds.clear();
+}
+
+bool own_descriptor_table()
+{
+  return unshare(CLONE_FILES) == 0;
 }
 
 void SpentFds::add(int fd)

@@ -16,6 +16,16 @@ namespace ibsetup::inventory {
 // another thread opened in between is never touched.
 void close_spent(std::vector<int>& fds, bool use_range = true);
 
+// Gives the calling thread a descriptor table of its own, a copy of the process's
+// (unshare(CLONE_FILES)); false when the kernel refuses (a seccomp filter) and the thread goes
+// on sharing. Threads that share a table take its lock for every open and close, and the
+// kernel takes a reference on each file for every read: with two readers of thousands of
+// attributes, the lock alone cost more than a second thread saved (issue 15, measured in
+// bench/inspect_vs_ibstat.sh). A descriptor opened after the call is the thread's alone and
+// is closed, at the latest, when the thread exits; the copies of the earlier ones are
+// dropped then too, so a descriptor the process closes meanwhile stays open until then.
+bool own_descriptor_table();
+
 // Collects descriptors and closes them when `capacity` are waiting, on flush() and on
 // destruction. Not thread-safe: one per reader, as a reader is.
 class SpentFds {

@@ -158,3 +158,27 @@ TEST(SpentFds, NegativeAndRepeatedNumbersAreHarmless)
   batch.add(again);
   EXPECT_FALSE(is_open(again));
 }
+
+TEST(OwnDescriptorTable, AThreadsDescriptorsAreItsOwnAndCloseWithIt)
+{
+  const int before = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(before, 0);
+  bool owned = false;
+  bool saw_before = false;
+  int opened = -1;
+  std::thread worker([&] {
+    owned = own_descriptor_table();
+    saw_before = is_open(before);  // the copy holds what the process had
+    opened = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    close(before);  // the thread's copy only
+    // Left open on purpose: the thread's exit closes it.
+  });
+  worker.join();
+  ASSERT_TRUE(owned) << "unshare(CLONE_FILES) refused here";
+  EXPECT_TRUE(saw_before);
+  ASSERT_GE(opened, 0);
+  EXPECT_TRUE(is_open(before)) << "closing the thread's copy closed the process's descriptor";
+  // The number the thread got was free in the process's table too; it is still free there.
+  EXPECT_FALSE(is_open(opened)) << "fd " << opened << " leaked into the process's table";
+  close(before);
+}
