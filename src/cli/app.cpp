@@ -7,6 +7,7 @@
 #include "cli/safe_output.hpp"
 
 #include "common/strings.hpp"
+#include "inventory/reader_tables.hpp"
 
 #include <ibsetup/diagnostics.hpp>
 #include <ibsetup/error.hpp>
@@ -186,6 +187,9 @@ unsigned groups_for(int argc, char** argv)
 int run(int argc, char** argv)
 {
   const SafeOutput safe_output;
+  // This process holds a handful of descriptors and closes none while inspect's readers run
+  // (check's watchdog only polls its own pipe): their copies of the table cost nothing here.
+  inventory::set_private_reader_tables(true);
   CLI::App app{"ibsetup: configure IP over InfiniBand on HPC nodes from one cluster profile",
                "ibsetup"};
   app.footer(k_footer);

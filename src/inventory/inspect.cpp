@@ -4,6 +4,7 @@
 #include "inventory/netdev_source.hpp"
 #include "inventory/parse.hpp"
 #include "inventory/read.hpp"
+#include "inventory/reader_tables.hpp"
 #include "os/cpus.hpp"
 #include "os/hostname.hpp"
 #include "os/spent_fds.hpp"
@@ -25,6 +26,8 @@
 namespace ibsetup::inventory {
 
 namespace {
+
+std::atomic<bool> g_private_reader_tables{false};
 
 // Reads the devices on worker threads, each with its own reader, while the calling thread first
 // runs `alongside` (the netdevs) and then helps. A port's 128-entry P_Key table is
@@ -55,9 +58,9 @@ void read_devices(const ReadScope& scope, const SysfsReader& caller_fs,
     try {
       std::optional<SysfsReader> own;
       if (worker) {
-        // Its descriptors are its own: no lock shared with the other readers per open and
-        // close, and no reference taken per read.
-        own_descriptor_table();
+        if (private_reader_tables()) {
+          own_descriptor_table();  // reader_tables.hpp says why and when
+        }
         own.emplace(caller_fs.root(), caller_fs.live());
       }
       const SysfsReader& fs = worker ? *own : caller_fs;
@@ -118,6 +121,16 @@ bool same_names(const std::vector<NetdevReading>& readings, std::vector<std::str
 }
 
 }  // namespace
+
+void set_private_reader_tables(bool on)
+{
+  g_private_reader_tables.store(on, std::memory_order_relaxed);
+}
+
+bool private_reader_tables()
+{
+  return g_private_reader_tables.load(std::memory_order_relaxed);
+}
 
 bool is_live_root(const std::string& root)
 {

@@ -17,13 +17,13 @@ namespace ibsetup::inventory {
 void close_spent(std::vector<int>& fds, bool use_range = true);
 
 // Gives the calling thread a descriptor table of its own, a copy of the process's
-// (unshare(CLONE_FILES)); false when the kernel refuses (a seccomp filter) and the thread goes
-// on sharing. Threads that share a table take its lock for every open and close, and the
-// kernel takes a reference on each file for every read: with two readers of thousands of
-// attributes, the lock alone cost more than a second thread saved (issue 15, measured in
-// bench/inspect_vs_ibstat.sh). A descriptor opened after the call is the thread's alone and
-// is closed, at the latest, when the thread exits; the copies of the earlier ones are
-// dropped then too, so a descriptor the process closes meanwhile stays open until then.
+// (unshare(CLONE_FILES)); false when the kernel refuses (ENOMEM, or EPERM from a seccomp
+// filter; a filter set to kill would kill, which no unit ibsetup ships sets) and the thread
+// goes on sharing. Threads that share a table contend for its lock on every open and close,
+// and the kernel takes a reference on the file for every read; a table of one's own has
+// neither. What the thread opens afterwards is its alone; that, and the copies, are closed
+// once the thread has ended, which can be a moment after join() returns. What the copies cost
+// the process: inventory/reader_tables.hpp.
 bool own_descriptor_table();
 
 // Collects descriptors and closes them when `capacity` are waiting, on flush() and on

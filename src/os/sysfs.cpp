@@ -23,7 +23,8 @@ constexpr size_t k_max_attribute = 65536;
 // read one after another, so a full cache is simply emptied. inspect runs up to five readers at
 // once (four workers and the caller), so each keeps at most 1/16 of the descriptor limit (64
 // with the usual 1024), plus half as many spent ones (spent_capacity): five readers hold at
-// most 15/32 of the limit.
+// most 15/32 of the limit when they share one table (the library's default; with tables of
+// their own, inventory/reader_tables.hpp, each has the whole limit).
 rlim_t descriptor_limit()
 {
   rlimit limit{};

@@ -1,3 +1,4 @@
+#include "inventory/reader_tables.hpp"
 #include "os/sysfs.hpp"
 #include "test_util.hpp"
 
@@ -355,6 +356,21 @@ TEST(Inventory, LowDescriptorLimit)
     EXPECT_THROW(inspect_fixture("hdr-2hca"), EnvironmentError);
   }
   EXPECT_EQ(full, host_to_json(inspect_fixture("hdr-2hca")));
+}
+
+// The library leaves the reader threads on the process's table unless its program says
+// otherwise; either way the inventory is the same and no descriptor is left behind. (Whether
+// readers run at all depends on the free CPUs: OwnDescriptorTable tests the copy itself.)
+TEST(Inventory, PrivateReaderTablesChangeNothingButTheTables)
+{
+  ASSERT_FALSE(private_reader_tables()) << "the library default is the shared table";
+  const size_t before = open_descriptors();
+  const std::string shared = host_to_json(inspect_fixture("hdr-2hca"));
+  set_private_reader_tables(true);
+  const std::string own = host_to_json(inspect_fixture("hdr-2hca"));
+  set_private_reader_tables(false);
+  EXPECT_EQ(shared, own);
+  EXPECT_EQ(before, open_descriptors());
 }
 
 }  // namespace

@@ -6,11 +6,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 #include <atomic>
 #include <thread>
 #include <vector>
+
+#include "gtest_compat.hpp"
 
 using namespace ibsetup::inventory;
 
@@ -164,17 +168,26 @@ TEST(OwnDescriptorTable, AThreadsDescriptorsAreItsOwnAndCloseWithIt)
   const int before = open("/dev/null", O_RDONLY | O_CLOEXEC);
   ASSERT_GE(before, 0);
   bool owned = false;
+  int refused = 0;
   bool saw_before = false;
   int opened = -1;
   std::thread worker([&] {
     owned = own_descriptor_table();
+    refused = owned ? 0 : errno;
+    if (!owned) {
+      return;
+    }
     saw_before = is_open(before);  // the copy holds what the process had
     opened = open("/dev/null", O_RDONLY | O_CLOEXEC);
     close(before);  // the thread's copy only
     // Left open on purpose: the thread's exit closes it.
   });
   worker.join();
-  ASSERT_TRUE(owned) << "unshare(CLONE_FILES) refused here";
+  if (!owned && refused == EPERM) {
+    close(before);
+    GTEST_SKIP() << "unshare(CLONE_FILES) refused by a seccomp filter (a container's)";
+  }
+  ASSERT_TRUE(owned) << "unshare(CLONE_FILES): " << std::strerror(refused);
   EXPECT_TRUE(saw_before);
   ASSERT_GE(opened, 0);
   EXPECT_TRUE(is_open(before)) << "closing the thread's copy closed the process's descriptor";
