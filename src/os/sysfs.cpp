@@ -36,13 +36,6 @@ size_t max_dir_fds(rlim_t soft)
   return static_cast<size_t>(std::max<rlim_t>(1, std::min<rlim_t>(64, soft / 16)));
 }
 
-// Where cached directory descriptors are moved to: from 256 up (five readers' 64 each end
-// below 600), when the limit leaves room for that; 0 (not moved) otherwise.
-int dir_fd_floor(rlim_t soft)
-{
-  return soft >= 1024 ? 256 : 0;
-}
-
 // Attribute descriptors waiting to be closed per reader: half the directory cache's share.
 size_t spent_capacity(size_t max_dir_fds)
 {
@@ -65,7 +58,6 @@ SysfsReader::SysfsReader(std::string root, bool live, unsigned long long descrip
     : m_root(std::move(root)),
       m_live(live),
       m_max_dir_fds(max_dir_fds(static_cast<rlim_t>(descriptors))),
-      m_dir_fd_floor(dir_fd_floor(static_cast<rlim_t>(descriptors))),
       m_spent(spent_capacity(m_max_dir_fds))
 {
   while (m_root.size() > 1 && m_root.back() == '/') {
@@ -113,19 +105,14 @@ int SysfsReader::dir_fd(const std::string& resolved) const
   if (m_dir_fds.size() >= m_max_dir_fds) {
     close_dir_fds();
   }
+  // The attributes read so far are closed first, so that the directory takes the lowest free
+  // number, below the attributes read from it: the run of spent descriptors that one
+  // close_range closes is not split by a directory kept open in its middle.
+  m_spent.flush();
   // The path is already resolved (no symlinks in it); O_NOFOLLOW refuses a last component that
   // became a link since, and then the attribute is not read at all.
   const std::string full = m_root + "/" + resolved;
-  int fd = open(full.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd >= 0 && fd < m_dir_fd_floor) {
-    // Above the attributes' numbers, a cached directory does not split the run of spent
-    // attribute descriptors that one close_range closes.
-    const int high = fcntl(fd, F_DUPFD_CLOEXEC, m_dir_fd_floor);
-    if (high >= 0) {
-      close(fd);
-      fd = high;
-    }
-  }
+  const int fd = open(full.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd >= 0) {
     m_dir_fds.emplace(resolved, fd);
     m_last_dir = resolved;

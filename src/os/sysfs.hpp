@@ -61,7 +61,6 @@ private:
   bool m_live = false;
   mutable std::unordered_map<std::string, std::optional<std::string>> m_resolved;
   size_t m_max_dir_fds;
-  int m_dir_fd_floor;
   mutable std::unordered_map<std::string, int> m_dir_fds;
   mutable std::string m_last_dir;  // the last directory dir_fd() returned, and its descriptor
   mutable int m_last_dir_fd = -1;
