@@ -188,7 +188,8 @@ int run(int argc, char** argv)
 {
   const SafeOutput safe_output;
   // This process holds a handful of descriptors and closes none while inspect's readers run
-  // (check's watchdog only polls its own pipe): their copies of the table cost nothing here.
+  // (check's watchdog polls its own pipe; libnm's D-Bus thread, when the NetworkManager plugin
+  // is loaded, keeps its connection for the whole run): the readers' copies cost nothing here.
   inventory::set_private_reader_tables(true);
   CLI::App app{"ibsetup: configure IP over InfiniBand on HPC nodes from one cluster profile",
                "ibsetup"};

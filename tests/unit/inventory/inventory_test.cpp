@@ -366,9 +366,17 @@ TEST(Inventory, PrivateReaderTablesChangeNothingButTheTables)
   ASSERT_FALSE(private_reader_tables()) << "the library default is the shared table";
   const size_t before = open_descriptors();
   const std::string shared = host_to_json(inspect_fixture("hdr-2hca"));
-  set_private_reader_tables(true);
-  const std::string own = host_to_json(inspect_fixture("hdr-2hca"));
-  set_private_reader_tables(false);
+  std::string own;
+  {
+    struct Switch {  // off again even when inspect throws, for the tests that follow
+      Switch() { set_private_reader_tables(true); }
+      ~Switch() { set_private_reader_tables(false); }
+      Switch(const Switch&) = delete;
+      Switch& operator=(const Switch&) = delete;
+    } on;
+    own = host_to_json(inspect_fixture("hdr-2hca"));
+  }
+  EXPECT_FALSE(private_reader_tables());
   EXPECT_EQ(shared, own);
   EXPECT_EQ(before, open_descriptors());
 }
