@@ -4,6 +4,7 @@
 #include "profile/validate.hpp"
 #include "profile/yaml_guard.hpp"
 
+#include <ibsetup/error.hpp>
 #include <ibsetup/profile.hpp>
 
 #include <fcntl.h>
@@ -73,6 +74,9 @@ detail::YamlDocument parse(const std::string& body, const Limits& limits, Diagno
     if (detail::guard_text(body, limits, diags, &tree)) {
       return tree;
     }
+  } catch (const EnvironmentError& e) {
+    // ibsetup-yaml.so is missing (profile/yaml_cpp_loader.cpp): name the profile that needs it.
+    throw EnvironmentError(diags.file() + ": " + e.what());
   } catch (const std::bad_alloc&) {
     if (!budget.exceeded()) {
       throw;

@@ -1,16 +1,15 @@
 #include "profile/yaml_guard.hpp"
 
+#include "profile/yaml_cpp.hpp"
 #include "profile/yaml_fast.hpp"
 
 #include "common/strings.hpp"
 
 #include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/exceptions.h>
-#include <yaml-cpp/parser.h>
+#include <yaml-cpp/mark.h>
 
 #include <algorithm>
 #include <map>
-#include <sstream>
 #include <vector>
 
 namespace ibsetup::profile::detail {
@@ -348,17 +347,13 @@ bool guard_text(const std::string& text, const Limits& limits, Diagnostics& diag
   try {
     // Plain profiles take the fast path; its events are yaml-cpp's, so every check below and
     // every message is the same either way.
-    if (!fast_parse(text, handler)) {
-      std::istringstream in(text);
-      YAML::Parser parser(in);
-      while (parser.HandleNextDocument(handler)) {
-      }
+    YamlSyntaxError error;
+    if (!fast_parse(text, handler) && !yaml_cpp_events(text, handler, error)) {
+      diags.error({error.line + 1, error.column + 1}, "", "YAML syntax error: " + error.message);
+      return false;
     }
   } catch (const Refusal& e) {
     diags.error({e.mark.line + 1, e.mark.column + 1}, "", e.message);
-    return false;
-  } catch (const YAML::Exception& e) {
-    diags.error({e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
     return false;
   }
   if (handler.documents() != 1) {

@@ -83,10 +83,11 @@ has ibsetup /lib/systemd/system/ibsetup.service
 has ibsetup /lib/systemd/system/ibsetup-responder.service
 has ibsetup /lib/systemd/system/ibsetup-metrics.service
 has ibsetup /lib/systemd/system/ibsetup-metrics.timer
-lacks ibsetup 'ibsetup-nm\.so|/usr/include|libibsetup\.so'
+lacks ibsetup 'ibsetup-nm\.so|ibsetup-yaml\.so|/usr/include|libibsetup\.so'
 has ibsetup-nm "/usr/lib/$multiarch/ibsetup/ibsetup-nm.so"
 has libibsetup1 "/usr/lib/$multiarch/libibsetup.so.1"
 has libibsetup1 "/usr/lib/$multiarch/libibsetup.so.1.[0-9.]+"
+has libibsetup1 "/usr/lib/$multiarch/ibsetup/ibsetup-yaml.so"
 lacks libibsetup1 'libibsetup\.so$|/usr/include'
 has libibsetup-dev /usr/include/ibsetup/profile.hpp
 has libibsetup-dev "/usr/lib/$multiarch/libibsetup.so"

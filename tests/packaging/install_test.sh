@@ -34,8 +34,8 @@ for f in sbin/ibsetup include/ibsetup/profile.hpp share/man/man8/ibsetup.8 \
   share/ibsetup/profiles/example.yaml share/bash-completion/completions/ibsetup; do
   if [ -e "$p/$f" ]; then ok "installed $f"; else bad "missing $f"; fi
 done
-for f in libibsetup.so.1 libibsetup.so ibsetup/ibsetup-nm.so pkgconfig/ibsetup.pc \
-  cmake/ibsetup/ibsetupConfig.cmake cmake/ibsetup/ibsetupConfigVersion.cmake; do
+for f in libibsetup.so.1 libibsetup.so ibsetup/ibsetup-nm.so ibsetup/ibsetup-yaml.so \
+  pkgconfig/ibsetup.pc cmake/ibsetup/ibsetupConfig.cmake cmake/ibsetup/ibsetupConfigVersion.cmake; do
   if [ -e "$lib/$f" ]; then ok "installed $libdir/$f"; else bad "missing $libdir/$f"; fi
 done
 found() { [ -n "$(find "$tmp/root" -name "$1")" ]; }
@@ -51,8 +51,11 @@ check "ibsetup links libibsetup.so.1" needs "$p/sbin/ibsetup" '^libibsetup\.so\.
 check "ibsetup does not link libnm (only the plugin does)" ! needs "$p/sbin/ibsetup" '^libnm'
 check "plugin links libibsetup.so.1" needs "$lib/ibsetup/ibsetup-nm.so" '^libibsetup\.so\.1$'
 check "plugin links libnm" needs "$lib/ibsetup/ibsetup-nm.so" '^libnm'
+check "yaml module links libyaml-cpp" needs "$lib/ibsetup/ibsetup-yaml.so" '^libyaml-cpp'
+check "libibsetup does not link libyaml-cpp (only the module does)" \
+  ! needs "$lib/libibsetup.so.1" '^libyaml-cpp'
 runpath() { objdump -p "$1" | awk '$1 == "RUNPATH" || $1 == "RPATH" {print $2}'; }
-for f in "$p/sbin/ibsetup" "$lib/ibsetup/ibsetup-nm.so"; do
+for f in "$p/sbin/ibsetup" "$lib/ibsetup/ibsetup-nm.so" "$lib/ibsetup/ibsetup-yaml.so"; do
   if grep -qF "$build" <<<"$(runpath "$f")"; then
     bad "installed ${f##*/} keeps the build tree in its RUNPATH"
   else
@@ -76,6 +79,13 @@ check "installed ibsetup --version: $version" test "$version" = "ibsetup $(
 # The installed plugin, loaded by the installed CLI through the installed library.
 render_installed "$p/sbin" "$lib" "$src/profiles/lab.yaml" lab01 ibsetup-ib0.nmconnection \
   "installed plugin renders keyfiles"
+
+# The installed module, found by the installed library next to itself (here under DESTDIR).
+printf 'version: 1\nnodes:\n  - hosts: b1\n    interfaces: &ifs\n      - {name: ib0, ipv4: 10.0.0.0/24}\n' \
+  >"$tmp/anchors.yaml"
+out=$(LD_LIBRARY_PATH=$lib "$p/sbin/ibsetup" validate "$tmp/anchors.yaml" 2>&1)
+check "installed library reads an anchored profile through its module: $out" \
+  grep -q 'ok: 1 group' <<<"$out"
 
 expected=$(printf 'lab01\nlab02\nlab03\nlab04\nx1\nx2')
 # pkg-config

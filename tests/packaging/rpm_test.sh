@@ -81,9 +81,10 @@ has "$main" /usr/lib/systemd/system/ibsetup.service
 has "$main" /usr/lib/systemd/system/ibsetup-responder.service
 has "$main" /usr/lib/systemd/system/ibsetup-metrics.service
 has "$main" /usr/lib/systemd/system/ibsetup-metrics.timer
-lacks "$main" 'ibsetup-nm\.so|/usr/include|libibsetup\.so|\.pc$|/cmake/'
+lacks "$main" 'ibsetup-nm\.so|ibsetup-yaml\.so|/usr/include|libibsetup\.so|\.pc$|/cmake/'
 lacks "$libs" '/usr/sbin|/etc|/usr/share|ibsetup-nm\.so|libibsetup\.so$'
 has "$nm" /usr/lib64/ibsetup/ibsetup-nm.so
+has "$libs" /usr/lib64/ibsetup/ibsetup-yaml.so
 has "$devel" /usr/include/ibsetup/profile.hpp
 has "$devel" /usr/lib64/libibsetup.so
 has "$devel" /usr/lib64/pkgconfig/ibsetup.pc
@@ -116,6 +117,8 @@ libdeps=$(rpm -qp --requires "$libs" 2>/dev/null)
 grep -q '^libibverbs.so.1(IBVERBS_1.8)' <<<"$libdeps" && grep -q '^librdmacm.so.1(RDMACM_1.0)' <<<"$libdeps" &&
   ok "ibsetup-libs requires libibverbs and librdmacm" ||
   bad "ibsetup-libs requires neither libibverbs nor librdmacm: $(tr '\n' ' ' <<<"$libdeps")"
+grep -q '^libyaml-cpp' <<<"$libdeps" && ok "ibsetup-libs requires libyaml-cpp (ibsetup-yaml.so's)" ||
+  bad "ibsetup-libs does not require libyaml-cpp: $(tr '\n' ' ' <<<"$libdeps")"
 grep -q 'libibsetup.so.1' <<<"$(rpm -qp --provides "$libs" 2>/dev/null)" &&
   ok "ibsetup-libs provides libibsetup.so.1" || bad "ibsetup-libs does not provide libibsetup.so.1"
 grep -q '^ibsetup-libs(x86-64) = ' <<<"$deps" && ok "ibsetup requires the same ibsetup-libs" ||
