@@ -4,6 +4,7 @@
 #include "os/netlink_addresses.hpp"
 
 #include "common/address_text.hpp"
+#include "os/netlink_attrs.hpp"
 #include "os/netlink_dump.hpp"
 
 #include <ibsetup/error.hpp>
@@ -12,7 +13,8 @@
 #include <linux/if_addr.h>
 #include <sys/socket.h>
 #include <linux/rtnetlink.h>
-#include <netlink/msg.h>
+
+#include <cstring>
 
 namespace ibsetup::inventory {
 
@@ -39,27 +41,27 @@ std::optional<std::pair<int, std::string>> address_of(const nlmsghdr* message)
   if (message->nlmsg_type != RTM_NEWADDR) {
     return std::nullopt;
   }
-  nlattr* tb[IFA_MAX + 1] = {};
-  auto* header = const_cast<nlmsghdr*>(message);
-  if (nlmsg_parse(header, sizeof(ifaddrmsg), tb, IFA_MAX, nullptr) < 0) {
+  const nlattr* tb[IFA_MAX + 1] = {};
+  if (!os::nl::parse_message(message, sizeof(ifaddrmsg), tb, IFA_MAX)) {
     return std::nullopt;
   }
-  const auto* ifa = static_cast<const ifaddrmsg*>(nlmsg_data(header));
+  ifaddrmsg ifa{};
+  std::memcpy(&ifa, reinterpret_cast<const char*>(message) + NLMSG_HDRLEN, sizeof ifa);
   // IPv4 sends both, IFA_ADDRESS being the peer's on a point-to-point address; IPv6 sends
   // IFA_LOCAL only with a peer, else just IFA_ADDRESS (libnl's addr_msg_parser reads it so).
-  nlattr* local = tb[IFA_LOCAL] != nullptr ? tb[IFA_LOCAL] : tb[IFA_ADDRESS];
-  if (local == nullptr || nla_len(local) <= 0) {
+  const nlattr* local = tb[IFA_LOCAL] != nullptr ? tb[IFA_LOCAL] : tb[IFA_ADDRESS];
+  if (local == nullptr || os::nl::length(local) == 0) {
     return std::nullopt;
   }
   std::string text =
-      address_text(ifa->ifa_family, static_cast<const unsigned char*>(nla_data(local)),
-                   static_cast<size_t>(nla_len(local)));
+      address_text(ifa.ifa_family, static_cast<const unsigned char*>(os::nl::data(local)),
+                   os::nl::length(local));
   if (text.empty()) {
     return std::nullopt;
   }
   text += '/';
-  text += std::to_string(ifa->ifa_prefixlen);
-  return std::make_pair(static_cast<int>(ifa->ifa_index), std::move(text));
+  text += std::to_string(ifa.ifa_prefixlen);
+  return std::make_pair(static_cast<int>(ifa.ifa_index), std::move(text));
 }
 
 }  // namespace detail

@@ -4,6 +4,7 @@
 // IFLA_IPOIB_MODE } } (linux/if_link.h), as `ip link add ... type ipoib` sends.
 #include "inventory/netdev_source.hpp"
 #include "os/netlink_messages.hpp"
+#include "os/nl_dl.hpp"
 
 #include <ibsetup/apply.hpp>
 
@@ -46,24 +47,14 @@ int on_ack(nl_msg* /*msg*/, void* /*arg*/)
 
 class NetlinkBackend : public LinkBackend {
 public:
-  NetlinkBackend()
-  {
-    m_sock = nl_socket_alloc();
-    if (m_sock == nullptr) {
-      throw EnvironmentError("netlink: cannot allocate a socket (nothing was changed)");
-    }
-    const int err = nl_connect(m_sock, NETLINK_ROUTE);
-    if (err < 0) {
-      nl_socket_free(m_sock);
-      throw EnvironmentError(std::string("netlink: cannot connect: ") + nl_geterror(err) +
-                             " (nothing was changed)");
-    }
-    // An ack is far smaller than a page: without this libnl peeks at every answer first,
-    // two recvmsg calls per change.
-    nl_socket_disable_msg_peek(m_sock);
-  }
+  NetlinkBackend() = default;
 
-  ~NetlinkBackend() override { nl_socket_free(m_sock); }
+  ~NetlinkBackend() override
+  {
+    if (m_sock != nullptr) {
+      nl_socket_free(m_sock);
+    }
+  }
 
   NetlinkBackend(const NetlinkBackend&) = delete;
   NetlinkBackend& operator=(const NetlinkBackend&) = delete;
@@ -71,6 +62,7 @@ public:
   void create_child(const std::string& parent, const std::string& name, uint16_t pkey,
                     std::optional<profile::Mode> mode) override
   {
+    connect();
     const std::string what = "create " + name + " (pkey 0x" + hex(pkey) + " on " + parent + ")";
     const Msg msg(detail::ipoib_child_request(name, index_of(parent, what), pkey, mode));
     m_index.erase(name);
@@ -79,6 +71,7 @@ public:
 
   void delete_link(const std::string& name) override
   {
+    connect();
     const std::string what = "delete " + name;
     Msg msg(RTM_DELLINK, 0, index_of(name, what));
     m_index.erase(name);
@@ -87,6 +80,7 @@ public:
 
   void set_mode(const std::string& name, profile::Mode mode) override
   {
+    connect();
     const std::string what = name + ": set mode " + profile::to_string(mode);
     const Msg msg(detail::ipoib_mode_request(index_of(name, what), mode));
     try {
@@ -105,6 +99,7 @@ public:
 
   void set_mtu(const std::string& name, int mtu) override
   {
+    connect();
     const std::string what = name + ": set mtu " + std::to_string(mtu);
     Msg msg(RTM_NEWLINK, 0, index_of(name, what));
     nla_put_u32(msg.get(), IFLA_MTU, static_cast<uint32_t>(mtu));
@@ -113,6 +108,7 @@ public:
 
   void set_up(const std::string& name, bool up) override
   {
+    connect();
     const std::string what = name + (up ? ": set up" : ": set down");
     Msg msg(RTM_NEWLINK, 0, index_of(name, what));
     auto* ifi = static_cast<ifinfomsg*>(nlmsg_data(nlmsg_hdr(msg.get())));
@@ -221,6 +217,7 @@ private:
 
   void address_request(const std::string& name, const IpPrefix& address, bool add)
   {
+    connect();
     const std::string what = name + (add ? ": add " : ": remove ") + address.str();
     const Msg msg(detail::address_request(add, index_of(name, what), address));
     if (add && address.address.family == Family::ipv6) {
@@ -251,6 +248,34 @@ private:
              " is 1; set it to 0 or declare no ipv6 for " + name;
     }
     return "is IPv6 disabled? see sysctl " + key;
+  }
+
+  // Every change starts here, before its message is built: the first one loads libnl-3
+  // (nl_dl.hpp) and connects, so that an empty plan does neither. It is the first step of any
+  // apply, so a failure here still changed nothing; it is an EnvironmentError, which
+  // apply_plan passes on without a rollback.
+  void connect()
+  {
+    if (m_sock != nullptr) {
+      return;
+    }
+    if (const std::string why = os::nl_load_error(); !why.empty()) {
+      throw EnvironmentError("netlink: " + why + " (nothing was changed)");
+    }
+    m_sock = nl_socket_alloc();
+    if (m_sock == nullptr) {
+      throw EnvironmentError("netlink: cannot allocate a socket (nothing was changed)");
+    }
+    const int err = nl_connect(m_sock, NETLINK_ROUTE);
+    if (err < 0) {
+      nl_socket_free(m_sock);
+      m_sock = nullptr;
+      throw EnvironmentError(std::string("netlink: cannot connect: ") + nl_geterror(err) +
+                             " (nothing was changed)");
+    }
+    // An ack is far smaller than a page: without this libnl peeks at every answer first,
+    // two recvmsg calls per change.
+    nl_socket_disable_msg_peek(m_sock);
   }
 
   nl_sock* m_sock = nullptr;

@@ -4,6 +4,7 @@
 #include "os/netlink_links.hpp"
 
 #include "common/address_text.hpp"
+#include "os/netlink_attrs.hpp"
 #include "os/netlink_dump.hpp"
 
 #include <ibsetup/error.hpp>
@@ -11,10 +12,9 @@
 #include <linux/if.h>  // IFF_UP
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
-#include <netlink/attr.h>
-#include <netlink/msg.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <string>
 
@@ -33,40 +33,42 @@ const char* operstate_name(unsigned value)
 }
 
 // IFLA_LINKINFO { IFLA_INFO_KIND "ipoib", IFLA_INFO_DATA { PKEY, MODE, UMCAST (u16 each) } }.
-bool read_ipoib_info(nlattr* linkinfo, Netdev& n)
+bool read_ipoib_info(const nlattr* linkinfo, Netdev& n)
 {
-  nlattr* info[IFLA_INFO_MAX + 1] = {};
-  if (linkinfo == nullptr || nla_parse_nested(info, IFLA_INFO_MAX, linkinfo, nullptr) < 0 ||
-      info[IFLA_INFO_KIND] == nullptr || info[IFLA_INFO_DATA] == nullptr) {
+  const nlattr* info[IFLA_INFO_MAX + 1] = {};
+  if (linkinfo == nullptr) {
     return false;
   }
-  const auto* kind = static_cast<const char*>(nla_data(info[IFLA_INFO_KIND]));
-  const int kind_length = nla_len(info[IFLA_INFO_KIND]);
-  if (std::string(kind, strnlen(kind, static_cast<size_t>(kind_length))) != "ipoib") {
+  os::nl::parse_nested(linkinfo, info, IFLA_INFO_MAX);
+  if (info[IFLA_INFO_KIND] == nullptr || info[IFLA_INFO_DATA] == nullptr) {
     return false;
   }
-  nlattr* data[IFLA_IPOIB_MAX + 1] = {};
-  if (nla_parse_nested(data, IFLA_IPOIB_MAX, info[IFLA_INFO_DATA], nullptr) < 0 ||
-      data[IFLA_IPOIB_PKEY] == nullptr || data[IFLA_IPOIB_MODE] == nullptr ||
-      nla_len(data[IFLA_IPOIB_PKEY]) < 2 || nla_len(data[IFLA_IPOIB_MODE]) < 2) {
+  const auto* kind = static_cast<const char*>(os::nl::data(info[IFLA_INFO_KIND]));
+  if (std::string(kind, strnlen(kind, os::nl::length(info[IFLA_INFO_KIND]))) != "ipoib") {
     return false;
   }
-  n.pkey = nla_get_u16(data[IFLA_IPOIB_PKEY]);
-  n.mode = Reading<IpoibMode>(nla_get_u16(data[IFLA_IPOIB_MODE]) == IPOIB_MODE_CONNECTED
+  const nlattr* data[IFLA_IPOIB_MAX + 1] = {};
+  os::nl::parse_nested(info[IFLA_INFO_DATA], data, IFLA_IPOIB_MAX);
+  if (data[IFLA_IPOIB_PKEY] == nullptr || data[IFLA_IPOIB_MODE] == nullptr ||
+      os::nl::length(data[IFLA_IPOIB_PKEY]) < 2 || os::nl::length(data[IFLA_IPOIB_MODE]) < 2) {
+    return false;
+  }
+  n.pkey = os::nl::get<uint16_t>(data[IFLA_IPOIB_PKEY]);
+  n.mode = Reading<IpoibMode>(os::nl::get<uint16_t>(data[IFLA_IPOIB_MODE]) == IPOIB_MODE_CONNECTED
                                   ? IpoibMode::connected
                                   : IpoibMode::datagram);
-  if (data[IFLA_IPOIB_UMCAST] != nullptr && nla_len(data[IFLA_IPOIB_UMCAST]) >= 2) {
-    n.umcast = nla_get_u16(data[IFLA_IPOIB_UMCAST]) != 0;
+  if (data[IFLA_IPOIB_UMCAST] != nullptr && os::nl::length(data[IFLA_IPOIB_UMCAST]) >= 2) {
+    n.umcast = os::nl::get<uint16_t>(data[IFLA_IPOIB_UMCAST]) != 0;
   }
   return true;
 }
 
-bool u32_of(nlattr* a, uint32_t& out)
+bool u32_of(const nlattr* a, uint32_t& out)
 {
-  if (a == nullptr || nla_len(a) < 4) {
+  if (a == nullptr || os::nl::length(a) < 4) {
     return false;
   }
-  out = nla_get_u32(a);
+  out = os::nl::get<uint32_t>(a);
   return true;
 }
 
@@ -77,45 +79,45 @@ std::optional<NetdevReading> reading_of_link(const nlmsghdr* message)
   if (message->nlmsg_type != RTM_NEWLINK) {
     return std::nullopt;
   }
-  nlattr* tb[IFLA_MAX + 1] = {};
-  auto* header = const_cast<nlmsghdr*>(message);
-  if (nlmsg_parse(header, sizeof(ifinfomsg), tb, IFLA_MAX, nullptr) < 0 ||
+  const nlattr* tb[IFLA_MAX + 1] = {};
+  if (!os::nl::parse_message(message, sizeof(ifinfomsg), tb, IFLA_MAX) ||
       tb[IFLA_IFNAME] == nullptr) {
     return std::nullopt;
   }
-  const auto* ifi = static_cast<const ifinfomsg*>(nlmsg_data(header));
+  ifinfomsg ifi{};
+  std::memcpy(&ifi, reinterpret_cast<const char*>(message) + NLMSG_HDRLEN, sizeof ifi);
   NetdevReading out;
   Netdev& n = out.netdev;
-  const auto* name = static_cast<const char*>(nla_data(tb[IFLA_IFNAME]));
-  n.name.assign(name, strnlen(name, static_cast<size_t>(nla_len(tb[IFLA_IFNAME]))));
+  const auto* name = static_cast<const char*>(os::nl::data(tb[IFLA_IFNAME]));
+  n.name.assign(name, strnlen(name, os::nl::length(tb[IFLA_IFNAME])));
   if (n.name.empty()) {
     return std::nullopt;
   }
-  n.type = ifi->ifi_type;
-  n.ipoib = ifi->ifi_type == 32;  // ARPHRD_INFINIBAND
-  n.ifindex = ifi->ifi_index;
-  n.admin_up = (ifi->ifi_flags & IFF_UP) != 0U;
+  n.type = ifi.ifi_type;
+  n.ipoib = ifi.ifi_type == 32;  // ARPHRD_INFINIBAND
+  n.ifindex = ifi.ifi_index;
+  n.admin_up = (ifi.ifi_flags & IFF_UP) != 0U;
   uint32_t value = 0;
   if (u32_of(tb[IFLA_MTU], value)) {
     n.mtu = static_cast<int>(value);
   }
-  if (tb[IFLA_OPERSTATE] != nullptr && nla_len(tb[IFLA_OPERSTATE]) >= 1) {
-    n.operstate = operstate_name(nla_get_u8(tb[IFLA_OPERSTATE]));
+  if (tb[IFLA_OPERSTATE] != nullptr && os::nl::length(tb[IFLA_OPERSTATE]) >= 1) {
+    n.operstate = operstate_name(os::nl::get<uint8_t>(tb[IFLA_OPERSTATE]));
   }
   // sysfs refuses `carrier` (EINVAL) while the netdev is down; the dump reports it anyway.
-  if (*n.admin_up && tb[IFLA_CARRIER] != nullptr && nla_len(tb[IFLA_CARRIER]) >= 1) {
-    n.carrier = nla_get_u8(tb[IFLA_CARRIER]) != 0;
+  if (*n.admin_up && tb[IFLA_CARRIER] != nullptr && os::nl::length(tb[IFLA_CARRIER]) >= 1) {
+    n.carrier = os::nl::get<uint8_t>(tb[IFLA_CARRIER]) != 0;
   }
-  if (tb[IFLA_ADDRESS] != nullptr && nla_len(tb[IFLA_ADDRESS]) > 0) {
-    out.address = util::hex_bytes(static_cast<const unsigned char*>(nla_data(tb[IFLA_ADDRESS])),
-                                  static_cast<size_t>(nla_len(tb[IFLA_ADDRESS])));
+  if (tb[IFLA_ADDRESS] != nullptr && os::nl::length(tb[IFLA_ADDRESS]) > 0) {
+    out.address = util::hex_bytes(static_cast<const unsigned char*>(os::nl::data(tb[IFLA_ADDRESS])),
+                                  os::nl::length(tb[IFLA_ADDRESS]));
   }
   if (n.ipoib) {
     out.ipoib_attributes = read_ipoib_info(tb[IFLA_LINKINFO], n);
     // IFLA_LINK is the parent's index on a child only (ipoib's ndo_get_iflink); veth and
     // others use it for their peer, so it is read only with the ipoib attributes.
     if (out.ipoib_attributes && u32_of(tb[IFLA_LINK], value) &&
-        static_cast<int>(value) != ifi->ifi_index) {
+        static_cast<int>(value) != ifi.ifi_index) {
       if (tb[IFLA_LINK_NETNSID] != nullptr) {
         out.ipoib_attributes = false;  // a parent in another namespace: sysfs names it
       } else {

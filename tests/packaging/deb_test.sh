@@ -100,6 +100,10 @@ grep -q 'rdma-core' <<<"$(field ibsetup Depends)" && ok "ibsetup depends on rdma
 grep -q 'libibverbs1' <<<"$(field libibsetup1 Depends)" && grep -q 'librdmacm1' <<<"$(field libibsetup1 Depends)" &&
   ok "libibsetup1 depends on libibverbs1 and librdmacm1" ||
   bad "libibsetup1 Depends: $(field libibsetup1 Depends)"
+# Likewise libnl-3 (src/os/nl_dl.cpp); libyaml-cpp comes from ibsetup-yaml.so's own link.
+grep -q 'libnl-3-200' <<<"$(field libibsetup1 Depends)" && grep -q 'libyaml-cpp' <<<"$(field libibsetup1 Depends)" &&
+  ok "libibsetup1 depends on libnl-3-200 and libyaml-cpp" ||
+  bad "libibsetup1 Depends: $(field libibsetup1 Depends)"
 grep -q 'libibsetup1 (= ' <<<"$(field ibsetup Depends)" && ok "ibsetup depends on libibsetup1 =" ||
   bad "ibsetup Depends: $(field ibsetup Depends)"
 grep -q 'mstflint' <<<"$(field ibsetup Recommends)" && grep -q 'ibsetup-nm' <<<"$(field ibsetup Recommends)" &&

@@ -54,6 +54,7 @@ check "plugin links libnm" needs "$lib/ibsetup/ibsetup-nm.so" '^libnm'
 check "yaml module links libyaml-cpp" needs "$lib/ibsetup/ibsetup-yaml.so" '^libyaml-cpp'
 check "libibsetup does not link libyaml-cpp (only the module does)" \
   ! needs "$lib/libibsetup.so.1" '^libyaml-cpp'
+check "libibsetup does not link libnl-3 (apply loads it)" ! needs "$lib/libibsetup.so.1" '^libnl'
 runpath() { objdump -p "$1" | awk '$1 == "RUNPATH" || $1 == "RPATH" {print $2}'; }
 for f in "$p/sbin/ibsetup" "$lib/ibsetup/ibsetup-nm.so" "$lib/ibsetup/ibsetup-yaml.so"; do
   if grep -qF "$build" <<<"$(runpath "$f")"; then

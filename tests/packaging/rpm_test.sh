@@ -117,6 +117,8 @@ libdeps=$(rpm -qp --requires "$libs" 2>/dev/null)
 grep -q '^libibverbs.so.1(IBVERBS_1.8)' <<<"$libdeps" && grep -q '^librdmacm.so.1(RDMACM_1.0)' <<<"$libdeps" &&
   ok "ibsetup-libs requires libibverbs and librdmacm" ||
   bad "ibsetup-libs requires neither libibverbs nor librdmacm: $(tr '\n' ' ' <<<"$libdeps")"
+grep -q '^libnl-3.so.200()' <<<"$libdeps" && ok "ibsetup-libs requires libnl-3.so.200 (loaded by apply)" ||
+  bad "ibsetup-libs does not require libnl-3.so.200: $(tr '\n' ' ' <<<"$libdeps")"
 grep -q '^libyaml-cpp' <<<"$libdeps" && ok "ibsetup-libs requires libyaml-cpp (ibsetup-yaml.so's)" ||
   bad "ibsetup-libs does not require libyaml-cpp: $(tr '\n' ' ' <<<"$libdeps")"
 grep -q 'libibsetup.so.1' <<<"$(rpm -qp --provides "$libs" 2>/dev/null)" &&

@@ -151,5 +151,32 @@ else
   bad "ping n1 -> n2 over ib0" "$out" "$(in_a ip -br addr)" "$(ip -n "$nsb" -br addr)"
 fi
 
+# 10. libnl-3 is loaded by the first change (src/os/nl_dl.hpp). A no-op apply does not load it;
+# without it (an empty file over the library, in a private mount namespace) a change fails
+# before anything changes, naming the library and its package.
+fresh
+apply_a >/dev/null 2>&1
+out=$(in_a env LD_DEBUG=files "$ibsetup" apply "$work/cluster.yaml" --node n1 --lock-file \
+  "$work/lock" 2>&1)
+expect "no-op apply exits 0" "$?" 0
+grep -q 'file=libnl-3' <<<"$out" && bad "no-op apply does not load libnl-3" "$out" ||
+  ok "no-op apply does not load libnl-3"
+libnl=$(ldconfig -p | awk '$1 == "libnl-3.so.200" {print $NF; exit}')
+if [ -n "$libnl" ] && command -v unshare >/dev/null; then
+  fresh
+  before=$(snapshot)
+  out=$(unshare -m sh -c 'mount --bind /dev/null "$(realpath "$1")" && shift && exec "$@"' sh \
+    "$libnl" ip netns exec "$nsa" "$ibsetup" apply "$work/cluster.yaml" --node n1 \
+    --lock-file "$work/lock" 2>&1)
+  expect "without libnl-3: apply exits 4" "$?" 4
+  grep -q 'netlink: libnl-3.so.200 cannot be loaded (libnl3 on Rocky 8, libnl-3-200 on Debian)' \
+    <<<"$out" && grep -q '(nothing was changed)' <<<"$out" &&
+    ok "without libnl-3: names the library and its package" ||
+    bad "without libnl-3: names the library and its package" "$out"
+  expect "without libnl-3: nothing changed" "$(snapshot)" "$before"
+else
+  bad "libnl-3.so.200 is in ldconfig's cache and unshare is installed" "$libnl"
+fi
+
 echo "netns: $pass passed, $fail failed"
 [ "$fail" = 0 ]
