@@ -34,6 +34,11 @@ namespace {
 std::string text_problem(const std::string& s)
 {
   for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7f) {  // printable ASCII: nearly every byte of a profile
+      ++i;
+      continue;
+    }
     const size_t n = util::utf8_length(s, i);
     if (n == 0) {
       return util::describe_char(s, i) + " is not UTF-8 text";
@@ -61,6 +66,7 @@ std::vector<Entry> collect(const YamlNode& node, const std::string& path, Mark m
     return out;
   }
   *is_map = true;
+  out.reserve(node.size());
   std::set<std::string> seen;
   for (size_t i = 0; i < node.size(); ++i) {
     const YamlNode key = node.key(i);

@@ -5,6 +5,7 @@
 #include "profile/validate.hpp"
 
 #include <unordered_map>
+#include <vector>
 
 namespace ibsetup::profile::detail {
 
@@ -154,26 +155,33 @@ std::string unusable_range(const IpPrefix& prefix, bool pool)
     Family family;
     const char* text;
     const char* what;
+    IpPrefix prefix;
   };
   // Ranges that never hold a unicast host address on an IPoIB interface: the kernel or
-  // NetworkManager refuses them, or they would not route.
-  static const Range k_ranges[] = {
-      {Family::ipv4, "0.0.0.0/8", "unspecified (\"this network\")"},
-      {Family::ipv4, "127.0.0.0/8", "loopback"},
-      {Family::ipv4, "169.254.0.0/16", "link-local"},
-      {Family::ipv4, "224.0.0.0/4", "multicast"},
-      {Family::ipv6, "::/128", "unspecified"},
-      {Family::ipv6, "::1/128", "loopback"},
-      {Family::ipv6, "fe80::/10", "link-local"},
-      {Family::ipv6, "ff00::/8", "multicast"},
-  };
+  // NetworkManager refuses them, or they would not route. Parsed once: this runs for every
+  // address of the profile.
+  static const std::vector<Range> k_ranges = [] {
+    std::vector<Range> ranges = {
+        {Family::ipv4, "0.0.0.0/8", "unspecified (\"this network\")", {}},
+        {Family::ipv4, "127.0.0.0/8", "loopback", {}},
+        {Family::ipv4, "169.254.0.0/16", "link-local", {}},
+        {Family::ipv4, "224.0.0.0/4", "multicast", {}},
+        {Family::ipv6, "::/128", "unspecified", {}},
+        {Family::ipv6, "::1/128", "loopback", {}},
+        {Family::ipv6, "fe80::/10", "link-local", {}},
+        {Family::ipv6, "ff00::/8", "multicast", {}},
+    };
+    for (auto& r : ranges) {
+      r.prefix = *IpPrefix::parse(r.text, r.family, nullptr);
+    }
+    return ranges;
+  }();
   for (const auto& r : k_ranges) {
     if (r.family != prefix.address.family) {
       continue;
     }
-    const auto range = IpPrefix::parse(r.text, r.family, nullptr);
     // A pool must stay clear of the range; an exact address must only lie outside it.
-    const bool hit = pool ? range->overlaps(prefix) : range->contains(prefix.address);
+    const bool hit = pool ? r.prefix.overlaps(prefix) : r.prefix.contains(prefix.address);
     if (hit) {
       return std::string(pool ? "overlaps " : "is in ") + r.text + ", the " + r.what +
              " range; host addresses cannot come from it";

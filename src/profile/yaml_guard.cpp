@@ -22,6 +22,13 @@ bool check_encoding(const std::string& text, Diagnostics& diags)
   int column = 1;
   for (size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
+    // Printable ASCII and line breaks, nearly all of any profile, need no decoding.
+    if ((c >= 0x20 && c < 0x7f) || c == '\n') {
+      line = c == '\n' ? line + 1 : line;
+      column = c == '\n' ? 1 : column + 1;
+      ++i;
+      continue;
+    }
     const size_t n = util::utf8_length(text, i);
     if (n == 0) {
       char hex[8];
