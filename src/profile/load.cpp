@@ -76,7 +76,7 @@ detail::YamlDocument parse(const std::string& body, const Limits& limits, Diagno
     }
   } catch (const EnvironmentError& e) {
     // ibsetup-yaml.so is missing (profile/yaml_cpp_loader.cpp): name the profile that needs it.
-    throw EnvironmentError(diags.file() + ": " + e.what());
+    throw EnvironmentError((diags.file().empty() ? std::string() : diags.file() + ": ") + e.what());
   } catch (const std::bad_alloc&) {
     if (!budget.exceeded()) {
       throw;
