@@ -6,8 +6,8 @@
 #include <ibsetup/render.hpp>
 
 #include "nm/plugin.hpp"
+#include "os/dl_module.hpp"
 
-#include <dlfcn.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -18,7 +18,6 @@
 
 #include <climits>
 #include <cstdlib>
-#include <mutex>
 
 namespace ibsetup {
 
@@ -50,44 +49,21 @@ std::vector<std::string> candidates()
   return out;
 }
 
-struct Loaded {
-  const nm::plugin::Api* api = nullptr;
-  std::string error;
-};
-
-const Loaded& load()
+// Loaded once, on first use (a function-local static: thread-safe), and kept for the process.
+const os::Module<nm::plugin::Api>& load()
 {
-  static Loaded loaded;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    std::string tried;
-    for (const auto& path : candidates()) {
-      void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (handle == nullptr) {
-        tried += (tried.empty() ? "" : "; ") + std::string(dlerror());
-        continue;
-      }
-      using Entry = const nm::plugin::Api* (*)();
-      auto entry = reinterpret_cast<Entry>(dlsym(handle, nm::plugin::k_entry));
-      const nm::plugin::Api* api = entry != nullptr ? entry() : nullptr;
-      if (api == nullptr || api->version != nm::plugin::k_api_version) {
-        tried += (tried.empty() ? "" : "; ") + path + ": not an ibsetup " + IBSETUP_VERSION +
-                 " NetworkManager plugin";
-        dlclose(handle);
-        continue;
-      }
-      loaded.api = api;  // kept loaded for the life of the process
-      return;
-    }
-    loaded.error = std::string("NetworkManager support (") + k_file +
-                   ") is not installed or cannot be loaded: " + tried;
-  });
+  static const auto loaded = os::load_module<nm::plugin::Api>(
+      candidates(), nm::plugin::k_entry,
+      [](const nm::plugin::Api& a) { return a.version == nm::plugin::k_api_version; },
+      std::string("an ibsetup ") + IBSETUP_VERSION + " NetworkManager plugin",
+      std::string("NetworkManager support (") + k_file +
+          ") is not installed or cannot be loaded: ");
   return loaded;
 }
 
 const nm::plugin::Api& api()
 {
-  const Loaded& l = load();
+  const auto& l = load();
   if (l.api == nullptr) {
     throw EnvironmentError(l.error);
   }
@@ -148,7 +124,7 @@ nm::BackendChoice nm::choose_backend(const profile::ResolvedNode& node)
   if (auto why = no_system_bus()) {
     return {false, *why};
   }
-  const Loaded& l = load();
+  const auto& l = load();
   if (l.api == nullptr) {
     return {false, "netlink: " + l.error};
   }

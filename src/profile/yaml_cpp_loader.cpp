@@ -2,12 +2,13 @@
 // the first profile the fast path leaves to yaml-cpp, and kept for the life of the process.
 #include "profile/yaml_cpp.hpp"
 
+#include "os/dl_module.hpp"
+
 #include <ibsetup/error.hpp>
 
 #include <dlfcn.h>
 
 #include <cstring>
-#include <mutex>
 #include <vector>
 
 namespace ibsetup::profile::detail {
@@ -35,42 +36,16 @@ std::vector<std::string> candidates()
   return out;
 }
 
-struct Loaded {
-  const yaml_cpp::Api* api = nullptr;
-  std::string error;
-};
-
-const Loaded& load()
+// Loaded once, on first use (a function-local static: thread-safe), and kept for the process.
+const os::Module<yaml_cpp::Api>& load()
 {
-  static Loaded loaded;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    std::string tried;
-    for (const auto& path : candidates()) {
-      void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (handle == nullptr) {
-        const char* why = dlerror();
-        tried += (tried.empty() ? "" : "; ") + std::string(why != nullptr ? why : path);
-        continue;
-      }
-      using Entry = const yaml_cpp::Api* (*)();
-      auto entry = reinterpret_cast<Entry>(dlsym(handle, yaml_cpp::k_entry));
-      const yaml_cpp::Api* api = entry != nullptr ? entry() : nullptr;
-      if (api == nullptr || std::strcmp(api->version, IBSETUP_VERSION) != 0) {
-        tried += (tried.empty() ? "" : "; ") + path + ": not the yaml-cpp module of ibsetup " +
-                 IBSETUP_VERSION;
-        dlclose(handle);
-        continue;
-      }
-      loaded.api = api;
-      return;
-    }
-    loaded.error = std::string(
-                       "reading this profile needs yaml-cpp's parser (the built-in one "
-                       "reads plain ASCII YAML without anchors, tags or block "
-                       "scalars), and ") +
-                   yaml_cpp::k_file + " cannot be loaded: " + tried;
-  });
+  static const auto loaded = os::load_module<yaml_cpp::Api>(
+      candidates(), yaml_cpp::k_entry,
+      [](const yaml_cpp::Api& a) { return std::strcmp(a.version, IBSETUP_VERSION) == 0; },
+      std::string("the yaml-cpp module of ibsetup ") + IBSETUP_VERSION,
+      std::string("reading this profile needs yaml-cpp's parser (the built-in one reads plain "
+                  "ASCII YAML without anchors, tags or block scalars), and ") +
+          yaml_cpp::k_file + " cannot be loaded: ");
   return loaded;
 }
 
@@ -78,11 +53,11 @@ const Loaded& load()
 
 bool yaml_cpp_events(const std::string& text, YAML::EventHandler& handler, YamlSyntaxError& error)
 {
-  const Loaded& l = load();
-  if (l.api == nullptr) {
-    throw EnvironmentError(l.error);
+  const auto& module = load();
+  if (module.api == nullptr) {
+    throw EnvironmentError(module.error);
   }
-  return l.api->parse_events_fn(text, handler, error);
+  return module.api->parse_events_fn(text, handler, error);
 }
 
 }  // namespace ibsetup::profile::detail
