@@ -24,6 +24,8 @@ public:
 
 // The operations apply needs on links and addresses. One implementation over rtnetlink
 // (netlink_backend.cpp, the only apply code that includes libnl). Each throws BackendError.
+// The netlink backend connects, and loads libnl-3, at its first call: when it cannot, that
+// call throws EnvironmentError instead, before anything has changed.
 class LinkBackend {
 public:
   virtual ~LinkBackend() = default;
@@ -86,6 +88,7 @@ struct Report {
 // without actions is not re-read (the inspection it came from is the verification). On any
 // backend failure, interruption or failed verification it undoes every step it made, in
 // reverse order, and reports each. Never throws BackendError; the report says what happened.
+// An EnvironmentError from the backend's first call (nothing changed yet) passes through.
 Report apply_plan(const plan::Plan& plan, LinkBackend& backend,
                   const std::function<plan::Plan()>& replan, const Options& options);
 

@@ -196,6 +196,9 @@ private:
     }
     AckState state;
     nl_cb* cb = nl_cb_alloc(NL_CB_DEFAULT);
+    if (cb == nullptr) {
+      throw BackendError(what + ": netlink: out of memory for the answer's callbacks");
+    }
     nl_cb_err(cb, NL_CB_CUSTOM, on_error, &state);
     nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &state);
     err = nl_recvmsgs(m_sock, cb);

@@ -1,7 +1,8 @@
 // libnl-3's functions as libibsetup calls them (nl_dl.hpp says why they are not linked). Like
 // rdma_dl_verbs.cpp: libibsetup links with --no-undefined and without libnl-3, so a function
-// called but not defined here is a link error. libnl-3.so.200 exports its functions without
-// version nodes, so dlsym binds what a link would.
+// called but not defined here is a link error. Each function has one version in libnl-3.so.200
+// (none in Debian's build; upstream's libnl_3* nodes, as on Rocky 8, give each one default
+// version), so dlsym binds what a link would.
 #include "os/nl_dl.hpp"
 
 #include "os/dl_library.hpp"

@@ -29,10 +29,12 @@ namespace yaml_cpp {
 // The parser itself: what the module exports and the test programs link.
 bool parse_events(const std::string& text, YAML::EventHandler& handler, YamlSyntaxError& error);
 
-// What the module hands the library: the version string must be the library's own, since the
-// two exchange C++ objects.
+// What the module hands the library. The two exchange C++ objects (a YAML::EventHandler, whose
+// virtual functions differ between yaml-cpp versions, std::string, these structs), so the
+// library takes only a module of its own build: the tag names the project version, the
+// yaml-cpp version and the compiler (src/CMakeLists.txt).
 struct Api {
-  const char* version;
+  const char* tag;
   decltype(&parse_events) parse_events_fn;
 };
 constexpr const char* k_entry = "ibsetup_yaml_cpp_api";

@@ -15,25 +15,20 @@ namespace ibsetup::profile::detail {
 
 namespace {
 
-// Where the library itself was loaded from: its plugin directory (<libdir>/ibsetup/, also
-// under a DESTDIR or a relocated prefix), then its own directory (a build tree), then the
-// configured plugin directory. Each is as trusted as the library: root-owned when installed.
+// Next to the library itself: its plugin directory (<libdir>/ibsetup/, also under a DESTDIR or
+// a relocated prefix), then its own directory (a build tree). Only when the library cannot
+// tell where it was loaded from, the configured plugin directory: a build tree's library must
+// not take an installed module of another build. Each is as trusted as the library.
 std::vector<std::string> candidates()
 {
-  std::vector<std::string> out;
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&yaml_cpp_events), &info) != 0 && info.dli_fname != nullptr &&
       std::strchr(info.dli_fname, '/') != nullptr) {
     std::string dir = info.dli_fname;
     dir.erase(dir.rfind('/'));
-    out.push_back(dir + "/ibsetup/" + yaml_cpp::k_file);
-    out.push_back(dir + "/" + yaml_cpp::k_file);
+    return {dir + "/ibsetup/" + yaml_cpp::k_file, dir + "/" + yaml_cpp::k_file};
   }
-  const std::string configured = std::string(IBSETUP_PLUGINDIR) + "/" + yaml_cpp::k_file;
-  if (out.empty() || out.front() != configured) {
-    out.push_back(configured);
-  }
-  return out;
+  return {std::string(IBSETUP_PLUGINDIR) + "/" + yaml_cpp::k_file};
 }
 
 // Loaded once, on first use (a function-local static: thread-safe), and kept for the process.
@@ -41,10 +36,11 @@ const os::Module<yaml_cpp::Api>& load()
 {
   static const auto loaded = os::load_module<yaml_cpp::Api>(
       candidates(), yaml_cpp::k_entry,
-      [](const yaml_cpp::Api& a) { return std::strcmp(a.version, IBSETUP_VERSION) == 0; },
-      std::string("the yaml-cpp module of ibsetup ") + IBSETUP_VERSION,
-      std::string("reading this profile needs yaml-cpp's parser (the built-in one reads plain "
-                  "ASCII YAML without anchors, tags or block scalars), and ") +
+      [](const yaml_cpp::Api& a) { return std::strcmp(a.tag, IBSETUP_YAML_MODULE_TAG) == 0; },
+      std::string("the yaml-cpp module of this build (") + IBSETUP_YAML_MODULE_TAG + ")",
+      std::string("reading this profile needs yaml-cpp's parser (the built-in one reads only "
+                  "plain profiles: no anchors, tags, block or multi-line scalars, escapes, tabs, "
+                  "carriage returns, text that is not ASCII or syntax errors), and ") +
           yaml_cpp::k_file + " cannot be loaded: ");
   return loaded;
 }

@@ -30,6 +30,6 @@ extern "C" [[gnu::visibility("default")]] const ibsetup::profile::detail::yaml_c
 ibsetup_yaml_cpp_api()
 {
   static const ibsetup::profile::detail::yaml_cpp::Api api{
-      IBSETUP_VERSION, &ibsetup::profile::detail::yaml_cpp::parse_events};
+      IBSETUP_YAML_MODULE_TAG, &ibsetup::profile::detail::yaml_cpp::parse_events};
   return &api;
 }

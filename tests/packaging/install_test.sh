@@ -65,7 +65,7 @@ for f in "$p/sbin/ibsetup" "$lib/ibsetup/ibsetup-nm.so" "$lib/ibsetup/ibsetup-ya
 done
 # In the build tree, an empty RUNPATH entry (CMake's trailing ':') is the working directory,
 # where the loader would look for libc.so.6 or libnm.so.0 (src/CMakeLists.txt).
-for f in "$build/src/ibsetup" "$build/src/ibsetup-nm.so"; do
+for f in "$build/src/ibsetup" "$build/src/ibsetup-nm.so" "$build/src/ibsetup-yaml.so"; do
   r=$(runpath "$f")
   if [ -n "$r" ] && [[ ":$r:" == *::* ]]; then
     bad "build-tree ${f##*/} has an empty RUNPATH entry: '$r'"
