@@ -149,6 +149,33 @@ std::optional<std::string> SysfsReader::resolve(const std::string& rel) const
   return resolve_depth(rel, 0);
 }
 
+// What lstat (and readlink, for a link) say of a path without links before its last component.
+// The same directory is reached under many unresolved names ("class/net/ib0/..",
+// "class/infiniband/mlx5_0/device/..."): one lstat per path, not per name.
+const SysfsReader::PathEntry& SysfsReader::entry_of(const std::string& path) const
+{
+  const auto known = m_entries.find(path);
+  if (known != m_entries.end()) {
+    return known->second;
+  }
+  PathEntry entry;
+  const std::string full = m_root + "/" + path;
+  struct stat st {};
+  if (lstat(full.c_str(), &st) == 0) {
+    entry.exists = true;
+    entry.link = S_ISLNK(st.st_mode);
+    entry.dir = S_ISDIR(st.st_mode);
+    if (entry.link) {
+      std::vector<char> target(4096);  // on the heap: frames stay small
+      const ssize_t n = readlink(full.c_str(), target.data(), target.size() - 1);
+      if (n > 0) {
+        entry.target.assign(target.data(), static_cast<size_t>(n));
+      }
+    }
+  }
+  return m_entries.emplace(path, std::move(entry)).first->second;
+}
+
 // Resolves the parent (cached), then only the last component: one lstat per directory.
 std::optional<std::string> SysfsReader::resolve_depth(const std::string& rel, int links) const
 {
@@ -177,16 +204,13 @@ std::optional<std::string> SysfsReader::resolve_depth(const std::string& rel, in
     }
   } else {
     const std::string path = parent->empty() ? last : *parent + "/" + last;
-    const std::string full = m_root + "/" + path;
-    struct stat st {};
-    if (lstat(full.c_str(), &st) != 0) {
+    const PathEntry& entry = entry_of(path);
+    if (!entry.exists) {
       result = std::nullopt;
-    } else if (!S_ISLNK(st.st_mode)) {
+    } else if (!entry.link) {
       result = path;
     } else if (links < k_max_links) {
-      std::vector<char> target(4096);  // on the heap: frames stay small
-      const ssize_t n = readlink(full.c_str(), target.data(), target.size() - 1);
-      std::string t = n > 0 ? std::string(target.data(), static_cast<size_t>(n)) : std::string();
+      const std::string& t = entry.target;
       if (!t.empty() && t.front() == '/') {
         // Absolute links only make sense inside a live /sys: map "/sys/..." into the root.
         result =
@@ -304,8 +328,11 @@ bool SysfsReader::is_dir(const std::string& rel) const
   if (!r) {
     return false;
   }
+  if (!r->empty()) {
+    return entry_of(*r).dir;  // a resolved path holds no link: its lstat is its stat
+  }
   struct stat st {};
-  return stat((m_root + "/" + *r).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  return stat(m_root.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 }  // namespace ibsetup::inventory
