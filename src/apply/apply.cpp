@@ -273,7 +273,7 @@ std::string report_to_json(const Report& report)
   }
   string_or_null("failure", report.failure);
   j.end_object();
-  return j.str() + "\n";
+  return j.take_line();
 }
 
 }  // namespace ibsetup::apply

@@ -100,7 +100,7 @@ std::string report_to_json(const Report& report)
   }
   j.end_array();
   j.end_object();
-  return j.str() + "\n";
+  return j.take_line();
 }
 
 std::string report_to_text(const Report& report)

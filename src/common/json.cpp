@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace ibsetup {
 
@@ -106,6 +107,16 @@ JsonWriter& JsonWriter::end_array()
   m_out += ']';
   m_first.pop_back();
   return *this;
+}
+
+std::string JsonWriter::take_line()
+{
+  m_out += '\n';
+  std::string out = std::move(m_out);
+  m_out.clear();
+  m_first.clear();
+  m_after_key = false;
+  return out;
 }
 
 JsonWriter& JsonWriter::key(std::string_view name)

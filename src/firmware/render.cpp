@@ -173,7 +173,7 @@ std::string to_json(const State& state, const Report* report)
   }
   w.end_array();
   w.end_object();
-  return w.str() + "\n";
+  return w.take_line();
 }
 
 }  // namespace ibsetup::firmware

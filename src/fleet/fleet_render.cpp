@@ -228,7 +228,7 @@ std::string fleet_to_json(const FleetSummary& s)
   j.key("unattributed");
   lines_json(j, s.unattributed);
   j.end_object();
-  return j.str() + "\n";
+  return j.take_line();
 }
 
 }  // namespace ibsetup::check

@@ -181,7 +181,7 @@ std::string host_to_json(const Host& host)
   }
   j.end_array();
   j.end_object();
-  return j.str() + "\n";
+  return j.take_line();
 }
 
 std::string host_to_text(const Host& host)

@@ -2,15 +2,17 @@
 
 #include <ibsetup/error.hpp>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 
 namespace ibsetup::inventory {
 
@@ -149,31 +151,35 @@ std::optional<std::string> SysfsReader::resolve(const std::string& rel) const
   return resolve_depth(rel, 0);
 }
 
-// What lstat (and readlink, for a link) say of a path without links before its last component.
-// The same directory is reached under many unresolved names ("class/net/ib0/..",
-// "class/infiniband/mlx5_0/device/..."): one lstat per path, not per name.
-const SysfsReader::PathEntry& SysfsReader::entry_of(const std::string& path) const
+// Resolves a relative link target from the directory holding the link. That directory is
+// resolved (it holds no link), so the target's leading ".." components can be taken off it as
+// text: "../../devices/pci0000:10/..." from class/infiniband and from class/net continue from the
+// same "devices/pci0000:10/...", whose directories are then looked up once, not once per name.
+// Past the leading ones, a ".." follows a component that may itself be a link, and is left to
+// resolve_depth.
+std::optional<std::string> SysfsReader::follow(const std::string& dir, const std::string& target,
+                                               int links) const
 {
-  const auto known = m_entries.find(path);
-  if (known != m_entries.end()) {
-    return known->second;
-  }
-  PathEntry entry;
-  const std::string full = m_root + "/" + path;
-  struct stat st {};
-  if (lstat(full.c_str(), &st) == 0) {
-    entry.exists = true;
-    entry.link = S_ISLNK(st.st_mode);
-    entry.dir = S_ISDIR(st.st_mode);
-    if (entry.link) {
-      std::vector<char> target(4096);  // on the heap: frames stay small
-      const ssize_t n = readlink(full.c_str(), target.data(), target.size() - 1);
-      if (n > 0) {
-        entry.target.assign(target.data(), static_cast<size_t>(n));
+  std::string base = dir;
+  size_t at = 0;
+  while (at < target.size()) {
+    const size_t end = std::min(target.find('/', at), target.size());
+    const std::string_view part(target.data() + at, end - at);
+    if (part == "..") {
+      if (base.empty()) {
+        return std::nullopt;  // never above the root
       }
+      const auto up = base.rfind('/');
+      base.erase(up == std::string::npos ? 0 : up);
+    } else if (!part.empty() && part != ".") {
+      break;
     }
+    at = end + 1;
   }
-  return m_entries.emplace(path, std::move(entry)).first->second;
+  if (at >= target.size()) {
+    return resolve_depth(base, links);
+  }
+  return resolve_depth(base.empty() ? target.substr(at) : base + "/" + target.substr(at), links);
 }
 
 // Resolves the parent (cached), then only the last component: one lstat per directory.
@@ -204,19 +210,22 @@ std::optional<std::string> SysfsReader::resolve_depth(const std::string& rel, in
     }
   } else {
     const std::string path = parent->empty() ? last : *parent + "/" + last;
-    const PathEntry& entry = entry_of(path);
-    if (!entry.exists) {
+    const std::string full = m_root + "/" + path;
+    struct stat st {};
+    if (lstat(full.c_str(), &st) != 0) {
       result = std::nullopt;
-    } else if (!entry.link) {
+    } else if (!S_ISLNK(st.st_mode)) {
       result = path;
     } else if (links < k_max_links) {
-      const std::string& t = entry.target;
+      std::vector<char> target(4096);  // on the heap: frames stay small
+      const ssize_t n = readlink(full.c_str(), target.data(), target.size() - 1);
+      std::string t = n > 0 ? std::string(target.data(), static_cast<size_t>(n)) : std::string();
       if (!t.empty() && t.front() == '/') {
         // Absolute links only make sense inside a live /sys: map "/sys/..." into the root.
         result =
             t.compare(0, 5, "/sys/") == 0 ? resolve_depth(t.substr(5), links + 1) : std::nullopt;
       } else if (!t.empty()) {
-        result = resolve_depth(*parent + (parent->empty() ? "" : "/") + t, links + 1);
+        result = follow(*parent, t, links + 1);
       }
     }
   }
@@ -283,23 +292,40 @@ std::vector<std::string> SysfsReader::list(const std::string& rel) const
     return out;
   }
   const std::string full = m_root + "/" + *dir;
-  DIR* d = opendir(full.c_str());
-  if (d == nullptr && out_of_descriptors() && release_descriptors()) {
-    d = opendir(full.c_str());
+  // Not opendir(): it mallocs a 32 KiB buffer per directory, and on a VM each fresh heap page
+  // costs a fault (issue 15). O_NOFOLLOW: the path is resolved, so a link there is new.
+  constexpr int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+  int fd = open(full.c_str(), flags);
+  if (fd < 0 && out_of_descriptors() && release_descriptors()) {
+    fd = open(full.c_str(), flags);
   }
-  if (d == nullptr && out_of_descriptors()) {
+  if (fd < 0 && out_of_descriptors()) {
     throw EnvironmentError(full + ": " + std::strerror(errno));
   }
-  if (d == nullptr) {
+  if (fd < 0) {
     return out;
   }
-  while (const dirent* e = readdir(d)) {
-    const std::string name = e->d_name;
-    if (name != "." && name != "..") {
-      out.push_back(name);
+  // getdents64 has no glibc wrapper before 2.30 (Rocky 8 has 2.28).
+  alignas(8) char buf[4096];
+  long n = 0;
+  while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+    for (long at = 0; at < n;) {
+      // linux_dirent64: ino (8 bytes), off (8), reclen (2), type (1), name.
+      uint16_t reclen = 0;
+      std::memcpy(&reclen, buf + at + 16, sizeof reclen);
+      if (reclen < 20 || at + reclen > n) {
+        break;
+      }
+      const char* name = buf + at + 19;
+      const size_t length = strnlen(name, static_cast<size_t>(reclen) - 19);
+      const std::string_view entry(name, length);
+      if (entry != "." && entry != "..") {
+        out.emplace_back(entry);
+      }
+      at += reclen;
     }
   }
-  closedir(d);
+  close(fd);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -328,11 +354,8 @@ bool SysfsReader::is_dir(const std::string& rel) const
   if (!r) {
     return false;
   }
-  if (!r->empty()) {
-    return entry_of(*r).dir;  // a resolved path holds no link: its lstat is its stat
-  }
   struct stat st {};
-  return stat(m_root.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  return stat((m_root + "/" + *r).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 }  // namespace ibsetup::inventory

@@ -49,13 +49,8 @@ private:
   // `descriptors`: RLIMIT_NOFILE's soft limit, read once for both shares derived from it.
   SysfsReader(std::string root, bool live, unsigned long long descriptors);
   std::optional<std::string> resolve_depth(const std::string& rel, int links) const;
-  struct PathEntry {
-    bool exists = false;
-    bool link = false;
-    bool dir = false;
-    std::string target;  // a link's, as readlink gives it; empty when unreadable
-  };
-  const PathEntry& entry_of(const std::string& path) const;
+  std::optional<std::string> follow(const std::string& dir, const std::string& target,
+                                    int links) const;
   // An O_PATH descriptor of a resolved directory, cached: reading a port's attributes and its
   // 128-entry P_Key table then costs one path component per file, not a walk from the root.
   int dir_fd(const std::string& resolved) const;
@@ -67,7 +62,6 @@ private:
   std::string m_root;
   bool m_live = false;
   mutable std::unordered_map<std::string, std::optional<std::string>> m_resolved;
-  mutable std::unordered_map<std::string, PathEntry> m_entries;  // by path without links
   size_t m_max_dir_fds;
   mutable std::unordered_map<std::string, int> m_dir_fds;
   mutable std::string m_last_dir;  // the last directory dir_fd() returned, and its descriptor

@@ -114,7 +114,7 @@ std::string layout_to_json(const Layout& layout, const Inventories& inventories)
   w.end_array();
   strings(w, "warnings", layout.warnings);
   w.end_object();
-  return w.str() + "\n";
+  return w.take_line();
 }
 
 }  // namespace ibsetup::partitions

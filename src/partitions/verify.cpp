@@ -321,7 +321,7 @@ std::string format_verify_json(const VerifyReport& report)
   }
   j.end_array();
   j.end_object();
-  return j.str() + "\n";
+  return j.take_line();
 }
 
 }  // namespace ibsetup::partitions

@@ -84,7 +84,7 @@ std::string plan_to_json(const Plan& plan)
   }
   j.end_array();
   j.end_object();
-  return j.str() + "\n";
+  return j.take_line();
 }
 
 }  // namespace ibsetup::plan

@@ -114,7 +114,7 @@ std::string node_to_json(const ResolvedNode& node)
   }
   j.end_array();
   j.end_object();
-  return j.str() + "\n";
+  return j.take_line();
 }
 
 std::string node_to_text(const ResolvedNode& node)

@@ -268,11 +268,12 @@ TEST(SysfsReader, SymlinkLoopsEnd)
   EXPECT_FALSE(r.read("class/a/x"));
 }
 
-// One lstat per path, whatever name reaches it: a device directory is reached through
-// class/infiniband, class/net and device links alike. Once a reader has seen a directory it
-// keeps that view, so a directory swapped for a link afterwards still resolves to the directory
-// (a second lstat would have refused the link, which leaves the root).
-TEST(SysfsReader, OneLstatPerPathWhateverTheName)
+// A device directory is reached through class/infiniband, class/net and device links alike;
+// its directories are looked up once, whatever link led there. Once a reader has seen a
+// directory it keeps that view, so a directory swapped for a link afterwards still resolves as
+// the directory for that reader (a second lstat would have refused the link, which leaves the
+// root), and is still never read through the link.
+TEST(SysfsReader, LinksToOneDeviceShareItsLookups)
 {
   test::TempDir dir;
   const fs::path root = dir.path() / "sys";
@@ -281,19 +282,36 @@ TEST(SysfsReader, OneLstatPerPathWhateverTheName)
   fs::create_directories(root / "class" / "net");
   fs::create_directories(dir.path() / "outside");
   fs::create_symlink("../../devices/pci/dev", root / "class" / "infiniband" / "mlx5_0");
-  fs::create_symlink("../../devices/pci/dev", root / "class" / "net" / "ib0");
+  fs::create_symlink("./../.././devices/pci/dev", root / "class" / "net" / "ib0");
   SysfsReader r(root.string());
   ASSERT_EQ("devices/pci/dev", r.resolve("class/infiniband/mlx5_0").value_or("none"));
   fs::rename(root / "devices" / "pci" / "dev", root / "devices" / "pci" / "dev.old");
   fs::create_symlink("../../../outside", root / "devices" / "pci" / "dev");
   EXPECT_EQ("devices/pci/dev", r.resolve("class/net/ib0").value_or("none"));
-  EXPECT_TRUE(r.is_dir("class/net/ib0"));
-  // Reading goes through the directory itself (O_NOFOLLOW), never through the new link.
   std::ofstream(dir.path() / "outside" / "mtu") << "2044\n";
   EXPECT_FALSE(r.read("class/net/ib0/mtu"));
-  // A reader of its own sees the link, and refuses it.
   SysfsReader fresh(root.string());
   EXPECT_FALSE(fresh.resolve("class/net/ib0"));
+}
+
+// Only a link target's leading ".." components are taken off the link's directory as text; a
+// ".." after a component that is itself a link leaves that link's target.
+TEST(SysfsReader, DotDotAfterALinkLeavesItsTarget)
+{
+  test::TempDir dir;
+  const fs::path root = dir.path();
+  fs::create_directories(root / "a" / "b");
+  fs::create_directories(root / "a" / "q");
+  fs::create_directories(root / "q");
+  fs::create_directories(root / "class");
+  fs::create_symlink("a/b", root / "p");
+  fs::create_symlink("../p/../q", root / "class" / "l");
+  fs::create_symlink("..", root / "class" / "up");
+  fs::create_symlink("../..", root / "class" / "above");
+  SysfsReader r(root.string());
+  EXPECT_EQ("a/q", r.resolve("class/l").value_or("none"));
+  EXPECT_EQ("", r.resolve("class/up").value_or("none"));
+  EXPECT_FALSE(r.resolve("class/above"));
 }
 
 // Lowers the soft descriptor limit for one test, and puts it back.
