@@ -142,7 +142,13 @@ const char* type_name(const Json& v)
   }
 }
 
-const Json k_null;
+// Not a namespace-scope Json: that is built by a static initializer at every load of the
+// library.
+const Json& null_value()
+{
+  static const Json null;
+  return null;
+}
 
 }  // namespace
 
@@ -223,7 +229,7 @@ View View::operator[](const char* key) const
   }
   const auto it = m_value->find(key);
   const std::string path = m_path.empty() ? key : m_path + "." + key;
-  return View(it == m_value->end() ? k_null : *it, path);
+  return View(it == m_value->end() ? null_value() : *it, path);
 }
 
 std::vector<View> View::items() const

@@ -9,17 +9,17 @@ namespace ibsetup::profile::detail {
 
 namespace {
 
-const EnumNames<Mode> k_modes = {{"datagram", Mode::datagram}, {"connected", Mode::connected}};
-const EnumNames<LinkType> k_link_types = {
+constexpr EnumName<Mode> k_modes[] = {{"datagram", Mode::datagram}, {"connected", Mode::connected}};
+constexpr EnumName<LinkType> k_link_types[] = {
     {"ib", LinkType::ib}, {"eth", LinkType::eth}, {"vpi", LinkType::vpi}};
-const EnumNames<Backend> k_backends = {{"auto", Backend::automatic},
-                                       {"networkmanager", Backend::networkmanager},
-                                       {"netlink", Backend::netlink}};
-const EnumNames<PortState> k_states = {{"down", PortState::down},
-                                       {"init", PortState::init},
-                                       {"armed", PortState::armed},
-                                       {"active", PortState::active},
-                                       {"active_defer", PortState::active_defer}};
+constexpr EnumName<Backend> k_backends[] = {{"auto", Backend::automatic},
+                                            {"networkmanager", Backend::networkmanager},
+                                            {"netlink", Backend::netlink}};
+constexpr EnumName<PortState> k_states[] = {{"down", PortState::down},
+                                            {"init", PortState::init},
+                                            {"armed", PortState::armed},
+                                            {"active", PortState::active},
+                                            {"active_defer", PortState::active_defer}};
 
 // Rates the kernel reports for an IB port (enum ib_rate), in Gb/s.
 const double k_rates[] = {2.5, 5,   10,  14,  20,  25,  30,  40,  50,  56,  60,

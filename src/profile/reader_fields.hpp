@@ -61,12 +61,17 @@ Setting<double> read_number(const Entry& e, Diagnostics& diags);
 Setting<bool> read_bool(const Entry& e, Diagnostics& diags);
 Setting<IpPrefix> read_prefix(const Entry& e, Family family, Diagnostics& diags);
 
+// One word of a closed set. The sets are constant tables: a table of std::strings would be
+// built by a static initializer at every load of the library, whatever the command.
 template <class E>
-using EnumNames = std::vector<std::pair<std::string, E>>;
+struct EnumName {
+  const char* word;
+  E value;
+};
 
 // Reads one of a closed set of words (case-insensitive).
-template <class E>
-Setting<E> read_enum(const Entry& e, const EnumNames<E>& names, Diagnostics& diags);
+template <class E, size_t N>
+Setting<E> read_enum(const Entry& e, const EnumName<E> (&names)[N], Diagnostics& diags);
 
 // Every element of a list with its own path ("peers[2]"); reports a non-list value.
 std::vector<Entry> read_list(const Entry& e, Diagnostics& diags);

@@ -4,8 +4,8 @@
 
 namespace ibsetup::profile::detail {
 
-template <class E>
-Setting<E> read_enum(const Entry& e, const EnumNames<E>& names, Diagnostics& diags)
+template <class E, size_t N>
+Setting<E> read_enum(const Entry& e, const EnumName<E> (&names)[N], Diagnostics& diags)
 {
   const auto text = read_string(e, diags);
   if (!text) {
@@ -14,10 +14,10 @@ Setting<E> read_enum(const Entry& e, const EnumNames<E>& names, Diagnostics& dia
   const auto lower = util::to_lower(*text);
   std::vector<std::string> words;
   for (const auto& [word, value] : names) {
-    if (word == lower) {
+    if (lower == word) {
       return {value, e.value_mark};
     }
-    words.push_back(word);
+    words.emplace_back(word);
   }
   diags.error(e.value_mark, e.path,
               "'" + *text + "' is not one of " + util::join_alternatives(words));

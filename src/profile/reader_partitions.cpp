@@ -10,8 +10,8 @@ namespace ibsetup::profile::detail {
 
 namespace {
 
-const EnumNames<Membership> k_memberships = {{"full", Membership::full},
-                                             {"limited", Membership::limited}};
+constexpr EnumName<Membership> k_memberships[] = {{"full", Membership::full},
+                                                  {"limited", Membership::limited}};
 
 // IB MTUs (the IPoIB broadcast group's), and the rates that have an IBTA rate code (kernel
 // enum ib_rate): partitions/layout.cpp turns both into OpenSM's codes.

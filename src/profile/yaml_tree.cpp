@@ -4,18 +4,24 @@ namespace ibsetup::profile::detail {
 
 namespace {
 
-const std::string k_empty;
+// Not a namespace-scope std::string: that is built by a static initializer at every load of
+// the library.
+const std::string& empty()
+{
+  static const std::string s;
+  return s;
+}
 
 }  // namespace
 
 const std::string& YamlNode::Scalar() const
 {
-  return IsScalar() ? m_data->scalar : k_empty;
+  return IsScalar() ? m_data->scalar : empty();
 }
 
 const std::string& YamlNode::Tag() const
 {
-  return m_data == nullptr ? k_empty : m_data->tag;
+  return m_data == nullptr ? empty() : m_data->tag;
 }
 
 size_t YamlNode::size() const
