@@ -1,7 +1,7 @@
 #!/bin/bash
 # Inventory speed: `ibsetup inspect --json` next to `ibstat`, both reading the same 8-HCA x 2-port
 # sysfs tree (128-entry P_Key tables) mounted over /sys in a private mount namespace, interleaved
-# by bench_spawn_timer. Two rounds in one run:
+# by bench_spawn_timer. Three rounds in one run:
 #   idle: the bench starts nothing else (other users of the machine show in the load line);
 #   busy: a busy loop of the bench's own (`yes >/dev/null`) takes one core, as on a Slurm node
 #         running a job; it is killed by its pid when the round ends or the bench fails;

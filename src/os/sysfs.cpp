@@ -2,6 +2,7 @@
 
 #include <ibsetup/error.hpp>
 
+#include <dirent.h>  // struct dirent64, for the getdents64 record layout
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cerrno>
 #include <cstring>
@@ -151,12 +153,12 @@ std::optional<std::string> SysfsReader::resolve(const std::string& rel) const
   return resolve_depth(rel, 0);
 }
 
-// Resolves a relative link target from the directory holding the link. That directory is
-// resolved (it holds no link), so the target's leading ".." components can be taken off it as
+// Resolves a relative link target from the directory holding the link. That directory's path
+// is resolved (it holds no link), so the target's leading ".." components can be taken off it as
 // text: "../../devices/pci0000:10/..." from class/infiniband and from class/net continue from the
 // same "devices/pci0000:10/...", whose directories are then looked up once, not once per name.
 // Past the leading ones, a ".." follows a component that may itself be a link, and is left to
-// resolve_depth.
+// resolve_depth. (The bound on components then counts only what is left.)
 std::optional<std::string> SysfsReader::follow(const std::string& dir, const std::string& target,
                                                int links) const
 {
@@ -189,6 +191,8 @@ std::optional<std::string> SysfsReader::resolve_depth(const std::string& rel, in
   if (cached != m_resolved.end()) {
     return cached->second;
   }
+  const bool callers_out_of_links = m_out_of_links;
+  m_out_of_links = false;
   std::optional<std::string> result;
   // Recursion runs once per component and per link: bound both, whatever a tree holds.
   if (std::count(rel.begin(), rel.end(), '/') > k_max_components) {
@@ -227,9 +231,17 @@ std::optional<std::string> SysfsReader::resolve_depth(const std::string& rel, in
       } else if (!t.empty()) {
         result = follow(*parent, t, links + 1);
       }
+    } else {
+      m_out_of_links = true;
     }
   }
-  m_resolved.emplace(rel, result);
+  // An answer cut short by the link budget holds for this budget only. A name resolved from
+  // scratch (no link followed yet) always gets the same budget; one reached through links is
+  // shared by every name that leads there (follow()), so it must not keep such an answer.
+  if (!m_out_of_links || links == 0) {
+    m_resolved.emplace(rel, result);
+  }
+  m_out_of_links = m_out_of_links || callers_out_of_links;
   return result;
 }
 
@@ -293,7 +305,8 @@ std::vector<std::string> SysfsReader::list(const std::string& rel) const
   }
   const std::string full = m_root + "/" + *dir;
   // Not opendir(): it mallocs a 32 KiB buffer per directory, and on a VM each fresh heap page
-  // costs a fault (issue 15). O_NOFOLLOW: the path is resolved, so a link there is new.
+  // costs a fault (issue 15). O_NOFOLLOW: the path is resolved, so a last component that is a
+  // link now became one since.
   constexpr int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
   int fd = open(full.c_str(), flags);
   if (fd < 0 && out_of_descriptors() && release_descriptors()) {
@@ -305,21 +318,27 @@ std::vector<std::string> SysfsReader::list(const std::string& rel) const
   if (fd < 0) {
     return out;
   }
+  constexpr size_t k_reclen_at = offsetof(struct dirent64, d_reclen);
+  constexpr size_t k_name_at = offsetof(struct dirent64, d_name);
   // getdents64 has no glibc wrapper before 2.30 (Rocky 8 has 2.28).
   alignas(8) char buf[4096];
   long n = 0;
-  while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+  bool malformed = false;
+  while (!malformed && (n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
     for (long at = 0; at < n;) {
-      // linux_dirent64: ino (8 bytes), off (8), reclen (2), type (1), name.
       uint16_t reclen = 0;
-      std::memcpy(&reclen, buf + at + 16, sizeof reclen);
-      if (reclen < 20 || at + reclen > n) {
+      uint64_t ino = 0;
+      std::memcpy(&reclen, buf + at + k_reclen_at, sizeof reclen);
+      if (reclen <= k_name_at || at + reclen > n) {
+        malformed = true;  // the kernel never writes this: trust nothing after it
         break;
       }
-      const char* name = buf + at + 19;
-      const size_t length = strnlen(name, static_cast<size_t>(reclen) - 19);
-      const std::string_view entry(name, length);
-      if (entry != "." && entry != "..") {
+      std::memcpy(&ino, buf + at, sizeof ino);
+      const char* name = buf + at + k_name_at;
+      const std::string_view entry(name, strnlen(name, reclen - k_name_at));
+      // Inode 0 marks a deleted entry on some file systems; glibc's readdir skipped those
+      // before 2.33, as this reader did when it used readdir.
+      if (ino != 0 && entry != "." && entry != "..") {
         out.emplace_back(entry);
       }
       at += reclen;

@@ -62,6 +62,7 @@ private:
   std::string m_root;
   bool m_live = false;
   mutable std::unordered_map<std::string, std::optional<std::string>> m_resolved;
+  mutable bool m_out_of_links = false;  // the resolution under way ran out of its link budget
   size_t m_max_dir_fds;
   mutable std::unordered_map<std::string, int> m_dir_fds;
   mutable std::string m_last_dir;  // the last directory dir_fd() returned, and its descriptor

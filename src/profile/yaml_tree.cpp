@@ -6,7 +6,7 @@ namespace {
 
 // Not a namespace-scope std::string: that is built by a static initializer at every load of
 // the library.
-const std::string& empty()
+const std::string& empty_string()
 {
   static const std::string s;
   return s;
@@ -16,12 +16,12 @@ const std::string& empty()
 
 const std::string& YamlNode::Scalar() const
 {
-  return IsScalar() ? m_data->scalar : empty();
+  return IsScalar() ? m_data->scalar : empty_string();
 }
 
 const std::string& YamlNode::Tag() const
 {
-  return m_data == nullptr ? empty() : m_data->tag;
+  return m_data == nullptr ? empty_string() : m_data->tag;
 }
 
 size_t YamlNode::size() const

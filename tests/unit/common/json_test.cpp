@@ -25,6 +25,17 @@ TEST(Json, NestedContainersAndEscaping)
             j.str());
 }
 
+TEST(Json, TakeLineMovesTheDocumentOutWithItsNewline)
+{
+  JsonWriter j;
+  j.begin_object().key("a").begin_array().value(1).end_array().end_object();
+  EXPECT_EQ("{\"a\":[1]}\n", j.take_line());
+  // The writer starts over: no separator or open container is left from the first document.
+  EXPECT_EQ("", j.str());
+  j.begin_array().value(2).end_array();
+  EXPECT_EQ("[2]\n", j.take_line());
+}
+
 TEST(Json, ControlCharactersAreEscaped)
 {
   EXPECT_EQ("\"a\\u0001b\"", json_quote(std::string("a\x01"

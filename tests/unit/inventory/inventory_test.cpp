@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <iterator>
 
 namespace fs = std::filesystem;
@@ -308,10 +309,55 @@ TEST(SysfsReader, DotDotAfterALinkLeavesItsTarget)
   fs::create_symlink("../p/../q", root / "class" / "l");
   fs::create_symlink("..", root / "class" / "up");
   fs::create_symlink("../..", root / "class" / "above");
+  fs::create_symlink("./../", root / "class" / "dot-up-slash");
+  fs::create_symlink("/sys/a/q", root / "class" / "absolute");
+  fs::create_symlink(".././a/./b/..//q", root / "class" / "mixed");
   SysfsReader r(root.string());
   EXPECT_EQ("a/q", r.resolve("class/l").value_or("none"));
   EXPECT_EQ("", r.resolve("class/up").value_or("none"));
   EXPECT_FALSE(r.resolve("class/above"));
+  EXPECT_EQ("", r.resolve("class/dot-up-slash").value_or("none"));
+  EXPECT_EQ("a/q", r.resolve("class/absolute").value_or("none"));  // "/sys/" is the root
+  EXPECT_EQ("a/q", r.resolve("class/mixed").value_or("none"));
+}
+
+// A resolution that runs out of its link budget fails, and a path it passed through on the way
+// still resolves on its own: the failure is not kept under the path every name shares.
+TEST(SysfsReader, RunningOutOfLinksSpoilsNoOtherName)
+{
+  test::TempDir dir;
+  const fs::path root = dir.path();
+  fs::create_directories(root / "class");
+  fs::create_directories(root / "real" / "e");
+  fs::create_symlink("real", root / "d");
+  // class/c0 -> c1 -> ... -> c39 -> ../d/e: 40 links to reach d, itself the 41st.
+  for (int i = 0; i < 39; ++i) {
+    fs::create_symlink("c" + std::to_string(i + 1), root / "class" / ("c" + std::to_string(i)));
+  }
+  fs::create_symlink("../d/e", root / "class" / "c39");
+  SysfsReader r(root.string());
+  EXPECT_FALSE(r.resolve("class/c0"));
+  EXPECT_EQ("real/e", r.resolve("d/e").value_or("none"));
+  EXPECT_EQ("real/e", r.resolve("class/c1").value_or("none"));  // 39 links and d: in budget
+}
+
+// A directory of more entries than one getdents64 buffer holds is listed whole, sorted.
+TEST(SysfsReader, ListsLargeDirectoriesWhole)
+{
+  test::TempDir dir;
+  const fs::path d = dir.path() / "class" / "big";
+  fs::create_directories(d);
+  constexpr int k_entries = 300;  // about 12 KiB of records
+  for (int i = 0; i < k_entries; ++i) {
+    std::ofstream(d / ("entry-with-a-longer-name-" + std::to_string(1000 + i)));
+  }
+  SysfsReader r(dir.path().string());
+  const auto names = r.list("class/big");
+  ASSERT_EQ(static_cast<size_t>(k_entries), names.size());
+  EXPECT_EQ("entry-with-a-longer-name-1000", names.front());
+  EXPECT_EQ("entry-with-a-longer-name-1299", names.back());
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  EXPECT_TRUE(r.list("class/missing").empty());
 }
 
 // Lowers the soft descriptor limit for one test, and puts it back.
