@@ -328,6 +328,10 @@ std::vector<std::string> SysfsReader::list(const std::string& rel) const
     for (long at = 0; at < n;) {
       uint16_t reclen = 0;
       uint64_t ino = 0;
+      if (static_cast<size_t>(n - at) <= k_name_at) {
+        malformed = true;  // a record cut short
+        break;
+      }
       std::memcpy(&reclen, buf + at + k_reclen_at, sizeof reclen);
       if (reclen <= k_name_at || at + reclen > n) {
         malformed = true;  // the kernel never writes this: trust nothing after it
