@@ -51,6 +51,13 @@ bool out_of_descriptors()
   return errno == EMFILE || errno == ENFILE;
 }
 
+// The directory above a path that holds no link ("" above a top-level name).
+std::string parent_of(const std::string& path)
+{
+  const auto up = path.rfind('/');
+  return up == std::string::npos ? std::string() : path.substr(0, up);
+}
+
 }  // namespace
 
 SysfsReader::SysfsReader(std::string root, bool live)
@@ -125,32 +132,40 @@ int SysfsReader::dir_fd(const std::string& resolved) const
   return fd;
 }
 
-// Opens an attribute; when the process is out of descriptors, gives back the spent and cached ones
-// and tries once more, then throws: a missing value must never be silently the result of EMFILE.
-int SysfsReader::open_attribute(const std::string& dir, const std::string& name) const
+// Runs `attempt` (an open); when the process is out of descriptors, gives back the spent and
+// cached ones and tries once more, then throws naming `path`: a missing value must never be
+// silently the result of EMFILE.
+template <class Open>
+int SysfsReader::open_with_retry(const Open& attempt, const std::string& path) const
 {
-  // O_NONBLOCK: a FIFO planted in a captured tree must not hang the reader.
-  constexpr int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
-  const auto attempt = [&] {
-    if (dir.empty()) {
-      return open((m_root + "/" + name).c_str(), flags);
-    }
-    const int at = dir_fd(dir);
-    return at < 0 ? -1 : openat(at, name.c_str(), flags);
-  };
   int fd = attempt();
   if (fd < 0 && out_of_descriptors() && release_descriptors()) {
     fd = attempt();
   }
   if (fd < 0 && out_of_descriptors()) {
-    throw EnvironmentError(m_root + "/" + dir + "/" + name + ": " + std::strerror(errno));
+    throw EnvironmentError(path + ": " + std::strerror(errno));
   }
   return fd;
 }
 
+int SysfsReader::open_attribute(const std::string& dir, const std::string& name) const
+{
+  // O_NONBLOCK: a FIFO planted in a captured tree must not hang the reader.
+  constexpr int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+  return open_with_retry(
+      [&] {
+        if (dir.empty()) {
+          return open((m_root + "/" + name).c_str(), flags);
+        }
+        const int at = dir_fd(dir);  // again on the retry: the release closed the cached one
+        return at < 0 ? -1 : openat(at, name.c_str(), flags);
+      },
+      m_root + "/" + dir + "/" + name);
+}
+
 std::optional<std::string> SysfsReader::resolve(const std::string& rel) const
 {
-  return resolve_depth(rel, 0);
+  return resolve_depth(rel, 0).path;
 }
 
 // Resolves a relative link target from the directory holding the link. That directory's path
@@ -159,8 +174,8 @@ std::optional<std::string> SysfsReader::resolve(const std::string& rel) const
 // same "devices/pci0000:10/...", whose directories are then looked up once, not once per name.
 // Past the leading ones, a ".." follows a component that may itself be a link, and is left to
 // resolve_depth. (The bound on components then counts only what is left.)
-std::optional<std::string> SysfsReader::follow(const std::string& dir, const std::string& target,
-                                               int links) const
+SysfsReader::Resolved SysfsReader::follow(const std::string& dir, const std::string& target,
+                                          int links) const
 {
   std::string base = dir;
   size_t at = 0;
@@ -169,10 +184,9 @@ std::optional<std::string> SysfsReader::follow(const std::string& dir, const std
     const std::string_view part(target.data() + at, end - at);
     if (part == "..") {
       if (base.empty()) {
-        return std::nullopt;  // never above the root
+        return {};  // never above the root
       }
-      const auto up = base.rfind('/');
-      base.erase(up == std::string::npos ? 0 : up);
+      base = parent_of(base);
     } else if (!part.empty() && part != ".") {
       break;
     }
@@ -185,63 +199,64 @@ std::optional<std::string> SysfsReader::follow(const std::string& dir, const std
 }
 
 // Resolves the parent (cached), then only the last component: one lstat per directory.
-std::optional<std::string> SysfsReader::resolve_depth(const std::string& rel, int links) const
+SysfsReader::Resolved SysfsReader::resolve_depth(const std::string& rel, int links) const
 {
   const auto cached = m_resolved.find(rel);
   if (cached != m_resolved.end()) {
-    return cached->second;
+    return {cached->second, false};
   }
-  const bool callers_out_of_links = m_out_of_links;
-  m_out_of_links = false;
-  std::optional<std::string> result;
+  Resolved result;
   // Recursion runs once per component and per link: bound both, whatever a tree holds.
   if (std::count(rel.begin(), rel.end(), '/') > k_max_components) {
-    m_resolved.emplace(rel, result);
+    m_resolved.emplace(rel, result.path);
     return result;
   }
   const auto slash = rel.rfind('/');
   const std::string last = slash == std::string::npos ? rel : rel.substr(slash + 1);
-  const auto parent = slash == std::string::npos ? std::optional<std::string>("")
-                                                 : resolve_depth(rel.substr(0, slash), links);
-  if (!parent) {
-    result = std::nullopt;
+  const Resolved parent = slash == std::string::npos ? Resolved{std::string(), false}
+                                                     : resolve_depth(rel.substr(0, slash), links);
+  result.cut_short = parent.cut_short;
+  if (!parent.path) {
+    result.path = std::nullopt;
   } else if (last.empty() || last == ".") {
-    result = parent;
+    result.path = parent.path;
   } else if (last == "..") {
-    if (!parent->empty()) {  // never above the root
-      const auto up = parent->rfind('/');
-      result = up == std::string::npos ? std::string() : parent->substr(0, up);
+    if (!parent.path->empty()) {  // never above the root
+      result.path = parent_of(*parent.path);
     }
   } else {
-    const std::string path = parent->empty() ? last : *parent + "/" + last;
+    const std::string path = parent.path->empty() ? last : *parent.path + "/" + last;
     const std::string full = m_root + "/" + path;
     struct stat st {};
     if (lstat(full.c_str(), &st) != 0) {
-      result = std::nullopt;
+      result.path = std::nullopt;
     } else if (!S_ISLNK(st.st_mode)) {
-      result = path;
+      result.path = path;
     } else if (links < k_max_links) {
       std::vector<char> target(4096);  // on the heap: frames stay small
       const ssize_t n = readlink(full.c_str(), target.data(), target.size() - 1);
       std::string t = n > 0 ? std::string(target.data(), static_cast<size_t>(n)) : std::string();
+      Resolved linked;
       if (!t.empty() && t.front() == '/') {
         // Absolute links only make sense inside a live /sys: map "/sys/..." into the root.
-        result =
-            t.compare(0, 5, "/sys/") == 0 ? resolve_depth(t.substr(5), links + 1) : std::nullopt;
+        if (t.compare(0, 5, "/sys/") == 0) {
+          linked = resolve_depth(t.substr(5), links + 1);
+        }
       } else if (!t.empty()) {
-        result = follow(*parent, t, links + 1);
+        linked = follow(*parent.path, t, links + 1);
       }
+      result.path = linked.path;
+      result.cut_short = result.cut_short || linked.cut_short;
     } else {
-      m_out_of_links = true;
+      result.cut_short = true;
     }
   }
   // An answer cut short by the link budget holds for this budget only. A name resolved from
   // scratch (no link followed yet) always gets the same budget; one reached through links is
   // shared by every name that leads there (follow()), so it must not keep such an answer.
-  if (!m_out_of_links || links == 0) {
-    m_resolved.emplace(rel, result);
+  if (!result.cut_short || links == 0) {
+    m_resolved.emplace(rel, result.path);
   }
-  m_out_of_links = m_out_of_links || callers_out_of_links;
   return result;
 }
 
@@ -308,13 +323,7 @@ std::vector<std::string> SysfsReader::list(const std::string& rel) const
   // costs a fault (issue 15). O_NOFOLLOW: the path is resolved, so a last component that is a
   // link now became one since.
   constexpr int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
-  int fd = open(full.c_str(), flags);
-  if (fd < 0 && out_of_descriptors() && release_descriptors()) {
-    fd = open(full.c_str(), flags);
-  }
-  if (fd < 0 && out_of_descriptors()) {
-    throw EnvironmentError(full + ": " + std::strerror(errno));
-  }
+  const int fd = open_with_retry([&] { return open(full.c_str(), flags); }, full);
   if (fd < 0) {
     return out;
   }

@@ -48,21 +48,25 @@ public:
 private:
   // `descriptors`: RLIMIT_NOFILE's soft limit, read once for both shares derived from it.
   SysfsReader(std::string root, bool live, unsigned long long descriptors);
-  std::optional<std::string> resolve_depth(const std::string& rel, int links) const;
-  std::optional<std::string> follow(const std::string& dir, const std::string& target,
-                                    int links) const;
+  struct Resolved {
+    std::optional<std::string> path;
+    bool cut_short = false;  // the link budget ran out on the way: true for this budget only
+  };
+  Resolved resolve_depth(const std::string& rel, int links) const;
+  Resolved follow(const std::string& dir, const std::string& target, int links) const;
   // An O_PATH descriptor of a resolved directory, cached: reading a port's attributes and its
   // 128-entry P_Key table then costs one path component per file, not a walk from the root.
   int dir_fd(const std::string& resolved) const;
   void close_dir_fds() const;
   // Out of descriptors: gives back the spent and the cached ones; false when there were none.
   bool release_descriptors() const;
+  template <class Open>
+  int open_with_retry(const Open& attempt, const std::string& path) const;
   int open_attribute(const std::string& dir, const std::string& name) const;
 
   std::string m_root;
   bool m_live = false;
   mutable std::unordered_map<std::string, std::optional<std::string>> m_resolved;
-  mutable bool m_out_of_links = false;  // the resolution under way ran out of its link budget
   size_t m_max_dir_fds;
   mutable std::unordered_map<std::string, int> m_dir_fds;
   mutable std::string m_last_dir;  // the last directory dir_fd() returned, and its descriptor
