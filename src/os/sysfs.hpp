@@ -60,13 +60,16 @@ private:
   void close_dir_fds() const;
   // Out of descriptors: gives back the spent and the cached ones; false when there were none.
   bool release_descriptors() const;
-  template <class Open>
-  int open_with_retry(const Open& attempt, const std::string& path) const;
-  int open_attribute(const std::string& dir, const std::string& name) const;
+  template <class Open, class Describe>
+  int open_with_retry(const Open& attempt, const Describe& describe) const;
+  int open_attribute(const std::string& dir, const char* name) const;
+  // read_in() for a name known to hold no '/' (the tail of a path).
+  std::optional<std::string> read_component(const std::string& dir, const char* name) const;
 
   std::string m_root;
   bool m_live = false;
   mutable std::unordered_map<std::string, std::optional<std::string>> m_resolved;
+  mutable std::string m_key;  // read()'s directory, looked up without a new string each time
   size_t m_max_dir_fds;
   mutable std::unordered_map<std::string, int> m_dir_fds;
   mutable std::string m_last_dir;  // the last directory dir_fd() returned, and its descriptor
