@@ -8,12 +8,29 @@
 
 namespace ibsetup {
 
-std::string json_quote(std::string_view s)
+namespace {
+
+// A byte JSON takes as it is and a terminal shows as itself.
+bool plain(char c)
 {
-  std::string out;
-  out.reserve(s.size() + 2);
+  return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
+// s quoted onto the end of out. Runs of plain bytes go in one append: byte by byte, quoting was
+// most of the time inspect --json spends rendering (issue 15).
+void append_quoted(std::string& out, std::string_view s)
+{
   out += '"';
   for (size_t i = 0; i < s.size(); ++i) {
+    size_t run = i;
+    while (run < s.size() && plain(s[run])) {
+      ++run;
+    }
+    out.append(s.data() + i, run - i);
+    if (run == s.size()) {
+      break;
+    }
+    i = run;
     const char c = s[i];
     if (static_cast<unsigned char>(c) >= 0x80) {
       // JSON is UTF-8: text from elsewhere (a host's output, sysfs) may not be. Each byte that
@@ -51,17 +68,23 @@ std::string json_quote(std::string_view s)
     case '\r':
       out += "\\r";
       break;
-    default:
-      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-        out += buf;
-      } else {
-        out += c;
-      }
+    default: {  // the other C0 controls and DEL
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+      out += buf;
+    }
     }
   }
   out += '"';
+}
+
+}  // namespace
+
+std::string json_quote(std::string_view s)
+{
+  std::string out;
+  out.reserve(s.size() + 2);
+  append_quoted(out, s);
   return out;
 }
 
@@ -122,7 +145,7 @@ std::string JsonWriter::take_line()
 JsonWriter& JsonWriter::key(std::string_view name)
 {
   separate();
-  m_out += json_quote(name);
+  append_quoted(m_out, name);
   m_out += ':';
   m_after_key = true;
   return *this;
@@ -131,7 +154,7 @@ JsonWriter& JsonWriter::key(std::string_view name)
 JsonWriter& JsonWriter::value(std::string_view s)
 {
   separate();
-  m_out += json_quote(s);
+  append_quoted(m_out, s);
   return *this;
 }
 

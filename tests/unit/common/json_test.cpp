@@ -47,6 +47,32 @@ TEST(Json, ControlCharactersAreEscaped)
   EXPECT_EQ("\"\xC2\xA0\"", json_quote("\xC2\xA0"));
 }
 
+// The writer quotes keys and values by plain runs and single escapes: runs next to escapes,
+// at either end, and every single byte come out as json_quote says.
+TEST(Json, WriterQuotesRunsAndEscapesAsJsonQuoteDoes)
+{
+  JsonWriter j;
+  j.begin_object()
+      .key("k\"ey\\")
+      .value(
+          "ab\x01"
+          "\tcd\"\\\xC2\x85"
+          "ef\x7f")
+      .end_object();
+  EXPECT_EQ("{\"k\\\"ey\\\\\":\"ab\\u0001\\tcd\\\"\\\\\\u0085ef\\u007f\"}", j.str());
+  for (int b = 0; b < 256; ++b) {
+    const std::string one(1, static_cast<char>(b));
+    for (const std::string& s : {one, "x" + one, one + "y", "ab" + one + "cd" + one}) {
+      JsonWriter w;
+      w.begin_array().value(s).end_array();
+      EXPECT_EQ("[" + json_quote(s) + "]", w.str()) << "byte " << b;
+    }
+  }
+  EXPECT_EQ("\"x\\u0001\"", json_quote("x\x01"));
+  EXPECT_EQ("\"\\\"\"", json_quote("\""));
+  EXPECT_EQ("\"\"", json_quote(""));
+}
+
 TEST(Json, InvalidUtf8BecomesReplacementCharacters)
 {
   const std::string fffd = "\xEF\xBF\xBD";
