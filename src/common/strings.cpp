@@ -8,12 +8,23 @@
 
 namespace ibsetup::util {
 
+namespace {
+
+// isspace() in the C locale, without a call into libc per byte: inspect trims every one of a
+// node's thousands of attributes (issue 15).
+bool is_space(char c)
+{
+  return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+}  // namespace
+
 std::string_view trim(std::string_view s)
 {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) {
+  while (!s.empty() && is_space(s.front())) {
     s.remove_prefix(1);
   }
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) {
+  while (!s.empty() && is_space(s.back())) {
     s.remove_suffix(1);
   }
   return s;

@@ -1,5 +1,7 @@
 #include "common/strings.hpp"
 
+#include <cctype>
+
 #include <gtest/gtest.h>
 
 using namespace ibsetup::util;
@@ -15,6 +17,19 @@ TEST(Strings, ParseUnsignedDecimalAndHex)
   EXPECT_FALSE(parse_unsigned("12a"));
   EXPECT_FALSE(parse_unsigned(""));
   EXPECT_FALSE(parse_unsigned("0x"));
+}
+
+TEST(Strings, TrimTakesOffWhatIsspaceCallsSpaceInTheCLocale)
+{
+  EXPECT_EQ("a b", trim(" \t\n\v\f\ra b\r\n"));
+  EXPECT_EQ("", trim(" \t "));
+  for (int b = 0; b < 256; ++b) {
+    const char c = static_cast<char>(b);
+    const bool space = std::isspace(b) != 0;  // the program never sets a locale: "C"
+    EXPECT_EQ(space ? std::string("x") : std::string(1, c) + "x" + std::string(1, c),
+              trim(std::string(1, c) + "x" + std::string(1, c)))
+        << "byte " << b;
+  }
 }
 
 TEST(Strings, ParseDecimal)
