@@ -74,62 +74,17 @@ SysfsReader::SysfsReader(std::string root, bool live, unsigned long long descrip
   while (m_root.size() > 1 && m_root.back() == '/') {
     m_root.pop_back();
   }
+  if (!m_live) {
+    root_fd();  // now, while descriptors are to be had; retried when needed if it failed
+  }
 }
 
 SysfsReader::~SysfsReader()
 {
   close_dir_fds();
-}
-
-bool SysfsReader::release_descriptors() const
-{
-  const bool any = !m_spent.empty() || !m_dir_fds.empty();
-  m_spent.flush();
-  close_dir_fds();
-  return any;
-}
-
-void SysfsReader::close_dir_fds() const
-{
-  for (const auto& entry : m_dir_fds) {
-    if (entry.second >= 0) {
-      close(entry.second);
-    }
+  if (m_root_fd >= 0) {
+    close(m_root_fd);
   }
-  m_dir_fds.clear();
-  m_last_dir_fd = -1;
-}
-
-int SysfsReader::dir_fd(const std::string& resolved) const
-{
-  // Attributes come in runs from one directory (a port's, its P_Key table): comparing with the
-  // last one is cheaper than hashing a path of 80 characters per file.
-  if (m_last_dir_fd >= 0 && resolved == m_last_dir) {
-    return m_last_dir_fd;
-  }
-  const auto found = m_dir_fds.find(resolved);
-  if (found != m_dir_fds.end()) {
-    m_last_dir = resolved;
-    m_last_dir_fd = found->second;
-    return found->second;
-  }
-  if (m_dir_fds.size() >= m_max_dir_fds) {
-    close_dir_fds();
-  }
-  // The attributes read so far are closed first, so that the directory takes the lowest free
-  // number, below the attributes read from it: the run of spent descriptors that one
-  // close_range closes is not split by a directory kept open in its middle.
-  m_spent.flush();
-  // The path is already resolved (no symlinks in it); O_NOFOLLOW refuses a last component that
-  // became a link since, and then the attribute is not read at all.
-  const std::string full = m_root + "/" + resolved;
-  const int fd = open(full.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd >= 0) {
-    m_dir_fds.emplace(resolved, fd);
-    m_last_dir = resolved;
-    m_last_dir_fd = fd;
-  }
-  return fd;
 }
 
 // Runs `attempt` (an open); when the process is out of descriptors, gives back the spent and
@@ -157,12 +112,31 @@ int SysfsReader::open_attribute(const std::string& dir, const char* name) const
   return open_with_retry(
       [&] {
         if (dir.empty()) {
-          return open((m_root + "/" + name).c_str(), flags);
+          if (m_live) {
+            return open((m_root + "/" + name).c_str(), flags);
+          }
+          const int root = root_fd();
+          return root < 0 ? -1 : openat(root, name, flags);
         }
         const int at = dir_fd(dir);  // again on the retry: the release closed the cached one
         return at < 0 ? -1 : openat(at, name, flags);
       },
       [&] { return m_root + "/" + dir + (dir.empty() ? "" : "/") + name; });
+}
+
+// Where fstatat and readlinkat find `name` (one component) in the resolved directory `dir`: by
+// its full path `path` in the kernel's /sys, else relative to the directory's descriptor
+// (dir_fd, which walks a captured tree without following links). A directory that cannot be
+// opened gives a descriptor of -1, and the calls then fail with EBADF: the name is missing.
+SysfsReader::Entry SysfsReader::entry_in(const std::string& dir, const std::string& name,
+                                         const std::string& path) const
+{
+  if (m_live) {
+    return {AT_FDCWD, m_root + "/" + path};
+  }
+  const int fd = open_with_retry([&] { return dir.empty() ? root_fd() : dir_fd(dir); },
+                                 [&] { return m_root + "/" + dir; });
+  return {fd, name};
 }
 
 std::optional<std::string> SysfsReader::resolve(const std::string& rel) const
@@ -228,15 +202,15 @@ SysfsReader::Resolved SysfsReader::resolve_depth(const std::string& rel, int lin
     }
   } else {
     const std::string path = parent.path->empty() ? last : *parent.path + "/" + last;
-    const std::string full = m_root + "/" + path;
+    const Entry entry = entry_in(*parent.path, last, path);
     struct stat st {};
-    if (lstat(full.c_str(), &st) != 0) {
+    if (fstatat(entry.dir, entry.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       result.path = std::nullopt;
     } else if (!S_ISLNK(st.st_mode)) {
       result.path = path;
     } else if (links < k_max_links) {
       std::vector<char> target(4096);  // on the heap: frames stay small
-      const ssize_t n = readlink(full.c_str(), target.data(), target.size() - 1);
+      const ssize_t n = readlinkat(entry.dir, entry.name.c_str(), target.data(), target.size() - 1);
       std::string t = n > 0 ? std::string(target.data(), static_cast<size_t>(n)) : std::string();
       Resolved linked;
       if (!t.empty() && t.front() == '/') {
@@ -342,8 +316,9 @@ std::vector<std::string> SysfsReader::list(const std::string& rel) const
   // costs a fault (issue 15). O_NOFOLLOW: the path is resolved, so a last component that is a
   // link now became one since.
   constexpr int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
-  const int fd = open_with_retry([&] { return open(full.c_str(), flags); },
-                                 [&]() -> const std::string& { return full; });
+  const int fd = open_with_retry(
+      [&] { return m_live ? open(full.c_str(), flags) : walk(*dir, O_RDONLY | O_NONBLOCK); },
+      [&]() -> const std::string& { return full; });
   if (fd < 0) {
     return out;
   }
@@ -390,9 +365,10 @@ std::optional<std::string> SysfsReader::link_name(const std::string& rel) const
   if (!dir) {
     return std::nullopt;
   }
-  const std::string full = m_root + "/" + *dir + (dir->empty() ? "" : "/") + rel.substr(slash + 1);
+  const std::string name = rel.substr(slash + 1);
+  const Entry entry = entry_in(*dir, name, *dir + (dir->empty() ? "" : "/") + name);
   char target[4096];
-  const ssize_t n = readlink(full.c_str(), target, sizeof target - 1);
+  const ssize_t n = readlinkat(entry.dir, entry.name.c_str(), target, sizeof target - 1);
   if (n <= 0) {
     return std::nullopt;
   }
@@ -405,6 +381,15 @@ bool SysfsReader::is_dir(const std::string& rel) const
   const auto r = resolve(rel);
   if (!r) {
     return false;
+  }
+  if (!m_live) {
+    // resolve() said no link; walking it says whether it is (still) a directory.
+    const int fd =
+        open_with_retry([&] { return walk(*r, O_PATH); }, [&] { return m_root + "/" + *r; });
+    if (fd >= 0) {
+      close(fd);
+    }
+    return fd >= 0;
   }
   struct stat st {};
   return stat((m_root + "/" + *r).c_str(), &st) == 0 && S_ISDIR(st.st_mode);

@@ -63,11 +63,20 @@ private:
   template <class Open, class Describe>
   int open_with_retry(const Open& attempt, const Describe& describe) const;
   int open_attribute(const std::string& dir, const char* name) const;
+  int walk(const std::string& resolved, int flags) const;
+  int root_fd() const;
+  // A name for the *at() calls: a directory descriptor (or AT_FDCWD) and a name in it.
+  struct Entry {
+    int dir = -1;
+    std::string name;
+  };
+  Entry entry_in(const std::string& dir, const std::string& name, const std::string& path) const;
   // read_in() for a name known to hold no '/' (the tail of a path).
   std::optional<std::string> read_component(const std::string& dir, const char* name) const;
 
   std::string m_root;
   bool m_live = false;
+  mutable int m_root_fd = -1;  // a captured tree's root (O_PATH), where walk() starts
   mutable std::unordered_map<std::string, std::optional<std::string>> m_resolved;
   mutable std::string m_key;  // read()'s directory, looked up without a new string each time
   size_t m_max_dir_fds;

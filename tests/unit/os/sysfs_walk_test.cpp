@@ -1,0 +1,111 @@
+// A captured tree (--sysfs-root) may be writable by someone other than the root running
+// ibsetup, who can swap a directory for a link while it is read. The reader resolves links
+// itself and then opens what it resolved; these tests swap a directory *above* the last
+// component after the resolution, and check that nothing is then read, listed, stat'ed or
+// looked up through that link, outside the root.
+#include "os/sysfs.hpp"
+#include "test_util.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/resource.h>
+
+#include <fstream>
+
+namespace fs = std::filesystem;
+using ibsetup::inventory::SysfsReader;
+
+namespace {
+
+// root/a/b/c and outside/b/c hold the same names with other contents; outside/b/new and
+// outside/b/c/outside-only exist only outside. After swap(), root/a is a link to outside.
+class SwappedTree {
+public:
+  SwappedTree()
+  {
+    for (const auto& base : {m_root / "a", m_outside}) {
+      const bool out = base == m_outside;
+      fs::create_directories(base / "b" / "c" / (out ? "outside-only" : "inside-only"));
+      std::ofstream(base / "b" / "c" / "attr") << (out ? "outside\n" : "inside\n");
+      fs::create_symlink(out ? "../evil_driver" : "../mlx5_core", base / "b" / "c" / "driver");
+    }
+    fs::create_directories(m_outside / "b" / "new");
+    fs::create_directories(m_root / "z");
+    std::ofstream(m_root / "z" / "attr") << "z\n";
+  }
+
+  std::string root() const { return m_root.string(); }
+
+  void swap()
+  {
+    fs::rename(m_root / "a", m_root / "a.old");
+    fs::create_symlink(m_outside, m_root / "a");
+  }
+
+private:
+  ibsetup::test::TempDir m_dir;
+  fs::path m_root = m_dir.path() / "sys";
+  fs::path m_outside = m_dir.path() / "outside";
+};
+
+// A reader keeps at most soft limit / 16 directories open: with a limit below 32, one. Set
+// before the reader is made, since it reads the limit once.
+class OneCachedDirectory {
+public:
+  OneCachedDirectory()
+  {
+    getrlimit(RLIMIT_NOFILE, &m_saved);
+    rlimit lowered = m_saved;
+    lowered.rlim_cur = 31;
+    setrlimit(RLIMIT_NOFILE, &lowered);
+  }
+  ~OneCachedDirectory() { setrlimit(RLIMIT_NOFILE, &m_saved); }
+  OneCachedDirectory(const OneCachedDirectory&) = delete;
+  OneCachedDirectory& operator=(const OneCachedDirectory&) = delete;
+
+private:
+  rlimit m_saved{};
+};
+
+TEST(SysfsWalk, ADirectorySwappedForALinkAboveTheLastComponentIsNotFollowed)
+{
+  SwappedTree t;
+  const OneCachedDirectory one;
+  SysfsReader r(t.root());
+  ASSERT_EQ("a/b/c", r.resolve("a/b/c").value_or("none"));
+  ASSERT_EQ("a/b", r.resolve("a/b").value_or("none"));
+  ASSERT_EQ("inside", r.read("a/b/c/attr").value_or("none"));
+  t.swap();
+  // Another directory takes the one cached descriptor: a/b/c must be walked again, from the
+  // root, and a is a link now. Its resolutions are still cached (they were right when made).
+  ASSERT_EQ("z", r.read("z/attr").value_or("none"));
+  EXPECT_FALSE(r.read("a/b/c/attr"));
+  ASSERT_EQ("z", r.read("z/attr").value_or("none"));
+  EXPECT_TRUE(r.list("a/b/c").empty());
+  EXPECT_FALSE(r.is_dir("a/b/c"));
+  EXPECT_FALSE(r.link_name("a/b/c/driver"));
+  EXPECT_FALSE(r.resolve("a/b/new"));  // looked up in a/b, which is walked through a
+  // The tree as it now is, read afresh: a is a link out of the root, so nothing below it.
+  SysfsReader fresh(t.root());
+  EXPECT_FALSE(fresh.resolve("a/b/c"));
+  EXPECT_FALSE(fresh.read("a/b/c/attr"));
+}
+
+// The same reads before any swap: the walk reads what the paths name.
+TEST(SysfsWalk, AnUnchangedTreeReadsTheSameWithOneCachedDirectory)
+{
+  SwappedTree t;
+  const OneCachedDirectory one;
+  SysfsReader r(t.root());
+  for (int pass = 0; pass < 2; ++pass) {
+    EXPECT_EQ("inside", r.read("a/b/c/attr").value_or("none"));
+    EXPECT_EQ("z", r.read("z/attr").value_or("none"));
+    EXPECT_EQ(std::vector<std::string>({"attr", "driver", "inside-only"}), r.list("a/b/c"));
+    EXPECT_TRUE(r.is_dir("a/b/c"));
+    EXPECT_FALSE(r.is_dir("a/b/c/attr"));
+    EXPECT_EQ("mlx5_core", r.link_name("a/b/c/driver").value_or("none"));
+    EXPECT_FALSE(r.resolve("a/b/new"));
+  }
+}
+
+}  // namespace
