@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <utility>
 
 namespace ibsetup {
@@ -20,6 +21,12 @@ bool plain(char c)
 // most of the time inspect --json spends rendering (issue 15).
 void append_quoted(std::string& out, std::string_view s)
 {
+  // Text from the document itself (w.value(w.str())) would move as the document grows.
+  const std::less<const char*> before;
+  if (!s.empty() && !before(s.data(), out.data()) && before(s.data(), out.data() + out.size())) {
+    append_quoted(out, std::string(s));
+    return;
+  }
   out += '"';
   for (size_t i = 0; i < s.size(); ++i) {
     size_t run = i;

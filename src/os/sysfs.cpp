@@ -238,6 +238,10 @@ SysfsReader::Resolved SysfsReader::resolve_depth(const std::string& rel, int lin
 
 std::optional<std::string> SysfsReader::read(const std::string& rel) const
 {
+  // No sysfs name holds a NUL; the system calls would cut the path short there.
+  if (rel.find('\0') != std::string::npos) {
+    return std::nullopt;
+  }
   const auto slash = rel.rfind('/');
   if (slash == std::string::npos) {
     return read_in("", rel);
@@ -248,10 +252,10 @@ std::optional<std::string> SysfsReader::read(const std::string& rel) const
   auto dir = m_resolved.find(m_key);
   if (dir == m_resolved.end()) {
     const std::string key = m_key;
-    const auto resolved = resolve_depth(key, 0);  // keeps every answer it gives a name as is
+    resolve_depth(key, 0);  // from scratch (no link followed yet), so its answer is kept
     dir = m_resolved.find(key);
     if (dir == m_resolved.end()) {
-      return resolved.path ? read_component(*resolved.path, rel.c_str() + slash + 1) : std::nullopt;
+      return std::nullopt;  // not reached
     }
   }
   return dir->second ? read_component(*dir->second, rel.c_str() + slash + 1) : std::nullopt;

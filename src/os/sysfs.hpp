@@ -27,13 +27,14 @@ public:
   // nullopt when it does not exist, dangles or would leave the root.
   std::optional<std::string> resolve(const std::string& rel) const;
 
-  // The attribute's content without trailing whitespace; nullopt when missing or unreadable.
-  // Throws EnvironmentError when the process has no file descriptor left to read it with.
+  // The attribute's content without trailing whitespace; nullopt when missing or unreadable,
+  // or when `rel` holds a NUL. Throws EnvironmentError when the process has no file descriptor
+  // left to read it with.
   std::optional<std::string> read(const std::string& rel) const;
 
   // The same for `name`, one path component, in a directory resolve() returned: a 128-entry
   // P_Key table is read with one resolution, not 128. nullopt for "", ".", ".." or a name with
-  // a '/'.
+  // a '/' or a NUL.
   std::optional<std::string> read_in(const std::string& resolved_dir,
                                      const std::string& name) const;
 

@@ -73,6 +73,16 @@ TEST(Json, WriterQuotesRunsAndEscapesAsJsonQuoteDoes)
   EXPECT_EQ("\"\"", json_quote(""));
 }
 
+// A value taken from the document being written is copied before the document grows.
+TEST(Json, WriterQuotesItsOwnTextAsAValue)
+{
+  JsonWriter w;
+  w.begin_array().value(std::string(100, 'a'));
+  const std::string before = w.str();
+  w.value(w.str());
+  EXPECT_EQ(before + "," + json_quote(before), w.str());
+}
+
 TEST(Json, InvalidUtf8BecomesReplacementCharacters)
 {
   const std::string fffd = "\xEF\xBF\xBD";

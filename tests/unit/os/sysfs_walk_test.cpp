@@ -108,4 +108,17 @@ TEST(SysfsWalk, AnUnchangedTreeReadsTheSameWithOneCachedDirectory)
   }
 }
 
+// A NUL would cut the path short in the system call: a name with one is no name, whatever
+// precedes it.
+TEST(SysfsWalk, ANameWithANulReadsNothing)
+{
+  SwappedTree t;
+  SysfsReader r(t.root());
+  ASSERT_EQ("z", r.read("z/attr").value_or("none"));
+  EXPECT_FALSE(r.read(std::string("z/attr\0x", 8)));
+  EXPECT_FALSE(r.read(std::string("z\0/attr", 7)));
+  EXPECT_FALSE(r.read_in("z", std::string("attr\0x", 6)));
+  EXPECT_EQ("z", r.read_in("z", "attr").value_or("none"));
+}
+
 }  // namespace
