@@ -1,6 +1,8 @@
 // Helpers shared by the unit tests.
 #pragma once
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -43,6 +45,24 @@ public:
 
 private:
   std::filesystem::path m_path;
+};
+
+// Sets the soft descriptor limit for one test, and puts it back.
+class DescriptorLimit {
+public:
+  explicit DescriptorLimit(rlim_t soft)
+  {
+    getrlimit(RLIMIT_NOFILE, &m_saved);
+    rlimit lowered = m_saved;
+    lowered.rlim_cur = soft;
+    setrlimit(RLIMIT_NOFILE, &lowered);
+  }
+  ~DescriptorLimit() { setrlimit(RLIMIT_NOFILE, &m_saved); }
+  DescriptorLimit(const DescriptorLimit&) = delete;
+  DescriptorLimit& operator=(const DescriptorLimit&) = delete;
+
+private:
+  rlimit m_saved{};
 };
 
 }  // namespace ibsetup::test

@@ -360,23 +360,7 @@ TEST(SysfsReader, ListsLargeDirectoriesWhole)
   EXPECT_TRUE(r.list("class/missing").empty());
 }
 
-// Lowers the soft descriptor limit for one test, and puts it back.
-class DescriptorLimit {
-public:
-  explicit DescriptorLimit(rlim_t soft)
-  {
-    getrlimit(RLIMIT_NOFILE, &m_saved);
-    rlimit lowered = m_saved;
-    lowered.rlim_cur = soft;
-    setrlimit(RLIMIT_NOFILE, &lowered);
-  }
-  ~DescriptorLimit() { setrlimit(RLIMIT_NOFILE, &m_saved); }
-  DescriptorLimit(const DescriptorLimit&) = delete;
-  DescriptorLimit& operator=(const DescriptorLimit&) = delete;
-
-private:
-  rlimit m_saved{};
-};
+using test::DescriptorLimit;
 
 // The smallest descriptor limit that leaves exactly `spare` numbers free below it (the limit
 // bounds descriptor numbers, and inherited descriptors leave gaps).

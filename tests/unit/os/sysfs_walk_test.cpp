@@ -8,8 +8,6 @@
 
 #include <gtest/gtest.h>
 
-#include <sys/resource.h>
-
 #include <fstream>
 
 namespace fs = std::filesystem;
@@ -50,27 +48,12 @@ private:
 
 // A reader keeps at most soft limit / 16 directories open: with a limit below 32, one. Set
 // before the reader is made, since it reads the limit once.
-class OneCachedDirectory {
-public:
-  OneCachedDirectory()
-  {
-    getrlimit(RLIMIT_NOFILE, &m_saved);
-    rlimit lowered = m_saved;
-    lowered.rlim_cur = 31;
-    setrlimit(RLIMIT_NOFILE, &lowered);
-  }
-  ~OneCachedDirectory() { setrlimit(RLIMIT_NOFILE, &m_saved); }
-  OneCachedDirectory(const OneCachedDirectory&) = delete;
-  OneCachedDirectory& operator=(const OneCachedDirectory&) = delete;
-
-private:
-  rlimit m_saved{};
-};
+constexpr rlim_t k_one_cached_directory = 31;
 
 TEST(SysfsWalk, ADirectorySwappedForALinkAboveTheLastComponentIsNotFollowed)
 {
   SwappedTree t;
-  const OneCachedDirectory one;
+  const ibsetup::test::DescriptorLimit one(k_one_cached_directory);
   SysfsReader r(t.root());
   ASSERT_EQ("a/b/c", r.resolve("a/b/c").value_or("none"));
   ASSERT_EQ("a/b", r.resolve("a/b").value_or("none"));
@@ -95,7 +78,7 @@ TEST(SysfsWalk, ADirectorySwappedForALinkAboveTheLastComponentIsNotFollowed)
 TEST(SysfsWalk, AnUnchangedTreeReadsTheSameWithOneCachedDirectory)
 {
   SwappedTree t;
-  const OneCachedDirectory one;
+  const ibsetup::test::DescriptorLimit one(k_one_cached_directory);
   SysfsReader r(t.root());
   for (int pass = 0; pass < 2; ++pass) {
     EXPECT_EQ("inside", r.read("a/b/c/attr").value_or("none"));
