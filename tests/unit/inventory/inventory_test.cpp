@@ -300,7 +300,7 @@ TEST(SysfsReader, LinksToOneDeviceShareItsLookups)
 TEST(SysfsReader, DotDotAfterALinkLeavesItsTarget)
 {
   test::TempDir dir;
-  const fs::path root = dir.path();
+  const fs::path& root = dir.path();
   fs::create_directories(root / "a" / "b");
   fs::create_directories(root / "a" / "q");
   fs::create_directories(root / "q");
@@ -326,7 +326,7 @@ TEST(SysfsReader, DotDotAfterALinkLeavesItsTarget)
 TEST(SysfsReader, RunningOutOfLinksSpoilsNoOtherName)
 {
   test::TempDir dir;
-  const fs::path root = dir.path();
+  const fs::path& root = dir.path();
   fs::create_directories(root / "class");
   fs::create_directories(root / "real" / "e");
   fs::create_symlink("real", root / "d");
