@@ -141,6 +141,9 @@ SysfsReader::Entry SysfsReader::entry_in(const std::string& dir, const std::stri
 
 std::optional<std::string> SysfsReader::resolve(const std::string& rel) const
 {
+  if (rel.find('\0') != std::string::npos) {
+    return std::nullopt;  // no sysfs name holds one; the system calls would stop there
+  }
   return resolve_depth(rel, 0).path;
 }
 

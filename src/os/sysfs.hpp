@@ -24,7 +24,7 @@ public:
   bool live() const { return m_live; }
 
   // The path with every symlink resolved, relative to the root ("devices/pci0000:00/..."), or
-  // nullopt when it does not exist, dangles or would leave the root.
+  // nullopt when it does not exist, dangles, would leave the root or holds a NUL.
   std::optional<std::string> resolve(const std::string& rel) const;
 
   // The attribute's content without trailing whitespace; nullopt when missing or unreadable,

@@ -102,6 +102,10 @@ TEST(SysfsWalk, ANameWithANulReadsNothing)
   EXPECT_FALSE(r.read(std::string("z\0/attr", 7)));
   EXPECT_FALSE(r.read_in("z", std::string("attr\0x", 6)));
   EXPECT_EQ("z", r.read_in("z", "attr").value_or("none"));
+  // resolve (and list, is_dir, link_name through it) would have stopped at the NUL: "z".
+  EXPECT_FALSE(r.resolve(std::string("z\0x", 3)));
+  EXPECT_TRUE(r.list(std::string("z\0x", 3)).empty());
+  EXPECT_FALSE(r.is_dir(std::string("z\0x", 3)));
 }
 
 }  // namespace
