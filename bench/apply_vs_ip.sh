@@ -91,7 +91,7 @@ diff -u "$work/state.batch" "$work/state.apply" || {
 bench_machine_line
 echo "$n interfaces x (mtu, IPv4, IPv6, up) = $((n * 4)) changes; $runs interleaved runs"
 echo "auto backend: $auto"
-in_ns "$bench_timer" "$runs" \
+in_ns "$bench_timer" "$runs" --samples "$work/times.samples" \
   "${reset[@]}" -- --label "ibsetup apply (auto: netlink)" "${apply[@]}" \
   "${reset[@]}" -- --label "ibsetup apply --backend netlink" "${apply[@]}" --backend netlink \
   "${reset[@]}" -- --label "ip -batch (one process)" ip -batch "$work/batch" \

@@ -165,7 +165,8 @@ if [ -n "$nhc_src" ]; then
   nhc_argv "$work/nhc-min" -t 0
   nhc_groups+=(-- --label "NHC without its watchdog (-t 0)" "${nhc_cmd[@]}")
 fi
-"$timer" "$runs" -- --label "ibsetup check (local, no peers)" "${check[@]}" "${nhc_groups[@]}" \
+"$timer" "$runs" --samples "$work/times.samples" \
+  -- --label "ibsetup check (local, no peers)" "${check[@]}" "${nhc_groups[@]}" \
   -- --label "NHC-style bash script" "$work/nhc_style.sh" \
   -- --label "ibstat + ip -j addr + shell compare" "$work/ibstat_style.sh" \
   -- --label "floor: ibsetup --version" "$ibsetup" --version \

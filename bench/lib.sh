@@ -58,23 +58,49 @@ bench_table() {
   done
 }
 
+# bench_pairs SAMPLES OURS PEER MODE: "MEDIAN P10 P90" of the per-round ratios, from the timer's
+# --samples file: round i's OURS/PEER (PEER/OURS when MODE is *faster*). The two commands of a
+# round ran one after the other, so a slow spell of the machine slows both and mostly cancels;
+# percentiles as the timer takes them (nearest rank). Prints nothing without both labels.
+bench_pairs() {
+  [ -s "$1" ] || return 0
+  awk -F '\t' -v ol="$2" -v pl="$3" -v mode="$4" '
+    $1 == ol {n = split($2, a, " ")} $1 == pl {m = split($2, b, " ")}
+    END {
+      if (!n || n != m) exit
+      for (i = 1; i <= n; i++) {
+        r[i] = mode ~ /faster/ ? b[i] / a[i] : a[i] / b[i]
+        for (j = i; j > 1 && r[j - 1] > r[j]; j--) { x = r[j]; r[j] = r[j - 1]; r[j - 1] = x }
+      }
+      printf "%f %f %f\n", r[int(0.5 * (n - 1) + 0.5) + 1], r[int(0.1 * (n - 1) + 0.5) + 1],
+             r[int(0.9 * (n - 1) + 0.5) + 1]
+    }' "$1"
+}
+
 # bench_compare FILE BENCHMARK OURS PEER MODE [TARGET]
 # Compares two timer lines (by label) of FILE. MODE `at_most`: OURS/PEER must be <= TARGET;
 # `faster`: PEER/OURS must be >= TARGET (OURS at least TARGET times faster); `context` and
-# `context_faster`: the same ratios with no target. Prints the ratio line and the row.
+# `context_faster`: the same ratios with no target. The verdict is on the ratio of the medians.
+# When the timer also wrote FILE.samples (--samples), the ratio is followed by the per-round
+# ratios' median and p10-p90 (bench_pairs): how far the verdict stands from the noise.
+# Prints the ratio line and the row.
 bench_compare() {
   local file=$1 bench=$2 ours=$3 peer=$4 mode=$5 target=${6:-}
-  local o p
+  local o p pairs
   o=$(bench_times "$file" "$ours") p=$(bench_times "$file" "$peer")
+  pairs=$(bench_pairs "$file.samples" "$ours" "$peer" "$mode")
   awk -v o="$o" -v p="$p" -v ol="$ours" -v pl="$peer" -v mode="$mode" -v t="$target" \
-    -v bench="$bench" 'BEGIN {
+    -v bench="$bench" -v pairs="$pairs" 'BEGIN {
     split(o, a, " "); split(p, b, " ")
+    np = split(pairs, q, " ")
     if (mode ~ /faster/) {
       r = b[1] / a[1]; rs = sprintf("%.1fx faster", r); ts = ">= " t "x faster"; ok = r >= t
       line = sprintf("%s / %s", pl, ol)
+      if (np == 3) rs = rs sprintf(" (rounds %.1fx, %.1f-%.1fx)", q[1], q[2], q[3])
     } else {
       r = a[1] / b[1]; rs = sprintf("%.2f", r); ts = "<= " t; ok = r <= t
       line = sprintf("%s / %s", ol, pl)
+      if (np == 3) rs = rs sprintf(" (rounds %.2f, %.2f-%.2f)", q[1], q[2], q[3])
     }
     if (mode ~ /^context/) {
       ts = "-"; verdict = "-"

@@ -73,7 +73,7 @@ count=$(nmcli -t -f TYPE connection show | grep -c infiniband)
 bench_machine_line
 echo "$n IPoIB profiles stored (not activated) in a private NetworkManager" \
   "$(NetworkManager --version); $runs interleaved runs"
-"$bench_timer" "$runs" \
+"$bench_timer" "$runs" --samples "$work/times.samples" \
   "${clear[@]}" -- --label "ibsetup apply --no-activate (checkpoint, verified)" "${apply[@]}" \
   "${clear[@]}" -- --label "$n x nmcli connection add" "$work/nmcli_adds.sh" \
   "${clear[@]}" -- --setup "${apply[@]}" -- --label "ibsetup apply --no-activate, no-op" \

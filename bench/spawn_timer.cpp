@@ -2,7 +2,7 @@
 // both. The shell's $(date +%s%N) costs two fork+exec per sample, about 2-3 ms here, which
 // hides differences of that size between the commands being compared.
 //
-// Usage: bench_spawn_timer RUNS [--allow-fail] GROUP...
+// Usage: bench_spawn_timer RUNS [--allow-fail] [--samples FILE] GROUP...
 //   GROUP:  -- [--label TEXT] [--setup] CMD [ARG...]
 // A group is a command and its arguments. Timed groups run interleaved, RUNS rounds of
 // A B C A B C ..., so that a noisy neighbour hits them alike; each runs once untimed first to warm
@@ -20,6 +20,9 @@
 // command line), then one line on the machine's load over the whole run, from /proc/loadavg and
 // /proc/stat at start and end, and this process's children (getrusage):
 //   load: loadavg 0.52 -> 1.10; cpu busy 55% of 2 CPUs over 12.3 s (this bench 49%, rest 6%)
+// With --samples FILE, FILE gets every sample as well, one line per timed group: LABEL, a tab,
+// then the RUNS times in round order, so that the benches can pair the commands' samples of
+// one round (bench/lib.sh's bench_compare: a slow spell of the machine slows both of a pair).
 // "this bench" is the CPU time of the commands the timer ran (setups included), so that a busy
 // neighbour shows as "rest"; daemons the commands talk to (NetworkManager) count as rest too.
 #include <fcntl.h>
@@ -159,12 +162,18 @@ double percentile(std::vector<double> v, double p)
 }
 
 // Splits argv into groups at each "--"; options are recognised only where they are listed.
-bool parse(int argc, char** argv, bool* allow_fail, std::vector<Group>* groups)
+bool parse(int argc, char** argv, bool* allow_fail, const char** samples,
+           std::vector<Group>* groups)
 {
   int i = 2;
-  if (i < argc && std::strcmp(argv[i], "--allow-fail") == 0) {
-    *allow_fail = true;
-    ++i;
+  for (; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
+    if (std::strcmp(argv[i], "--allow-fail") == 0) {
+      *allow_fail = true;
+    } else if (std::strcmp(argv[i], "--samples") == 0 && i + 1 < argc && argv[i + 1][0] != '\0') {
+      *samples = argv[++i];
+    } else {
+      return false;
+    }
   }
   for (; i < argc; ++i) {
     if (std::strcmp(argv[i], "--") != 0) {
@@ -189,10 +198,30 @@ bool parse(int argc, char** argv, bool* allow_fail, std::vector<Group>* groups)
         g.label += (g.label.empty() ? "" : " ") + std::string(a);
       }
     }
+    if (g.label.find_first_of("\t\n") != std::string::npos) {
+      return false;  // a label is one field of one line of the samples file
+    }
     g.argv.push_back(nullptr);
     groups->push_back(std::move(g));
   }
   return !groups->empty() && !groups->back().setup;
+}
+
+// Writes the samples file (opened before the first run, so that a bad path costs no runs).
+bool write_samples(std::FILE* f, const char* path, const std::vector<Command>& commands)
+{
+  for (const auto& c : commands) {
+    std::fprintf(f, "%s\t", c.timed->label.c_str());
+    for (size_t i = 0; i < c.samples.size(); ++i) {
+      std::fprintf(f, i == 0 ? "%.3f" : " %.3f", c.samples[i]);
+    }
+    std::fputc('\n', f);
+  }
+  if (std::fclose(f) != 0) {
+    std::fprintf(stderr, "bench_spawn_timer: %s: %s\n", path, std::strerror(errno));
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -200,13 +229,20 @@ bool parse(int argc, char** argv, bool* allow_fail, std::vector<Group>* groups)
 int main(int argc, char** argv)
 {
   const char* usage =
-      "usage: %s RUNS [--allow-fail] -- [--label TEXT] [--setup] CMD [ARG...] [-- ...]\n"
+      "usage: %s RUNS [--allow-fail] [--samples FILE] -- [--label TEXT] [--setup] CMD [ARG...] "
+      "[-- ...]\n"
       "(the last group must be a timed command; see the header of bench/spawn_timer.cpp)\n";
   bool allow_fail = false;
+  const char* samples = nullptr;
   std::vector<Group> groups;
   const int runs = argc > 1 ? std::atoi(argv[1]) : 0;
-  if (runs < 1 || !parse(argc, argv, &allow_fail, &groups)) {
+  if (runs < 1 || !parse(argc, argv, &allow_fail, &samples, &groups)) {
     std::fprintf(stderr, usage, argv[0]);
+    return 2;
+  }
+  std::FILE* samples_file = samples != nullptr ? std::fopen(samples, "we") : nullptr;
+  if (samples != nullptr && samples_file == nullptr) {
+    std::fprintf(stderr, "bench_spawn_timer: %s: %s\n", samples, std::strerror(errno));
     return 2;
   }
   std::vector<Command> commands;
@@ -234,5 +270,5 @@ int main(int argc, char** argv)
                 percentile(c.samples, 0.9), c.timed->label.c_str());
   }
   print_load(first, last);
-  return 0;
+  return samples_file != nullptr && !write_samples(samples_file, samples, commands) ? 2 : 0;
 }
