@@ -63,35 +63,39 @@ wait $responder
 log_section responder2 /tmp/responder.log
 
 # 5. The bench: ibsetup and perftest in turn on rxe0 (both through the RDMA CM to 192.168.77.1),
-# same message size and duration, three rounds. A perftest client that finds its server not yet
-# listening (rejected: the guest is slow under host load) tries once more a second later.
-perftest() { # NAME CLIENT-ARGS...
+# same message size and duration, three rounds.
+# perftest NAME TOOL ARGS...: TOOL's server in the background, then its client as section NAME,
+# each bounded by `timeout` (a perftest that lost its peer waits for ever: once, a rejected
+# client segfaulted and its retry hung until the guest's 240 s ran out). A client that fails
+# (rejected: the server was not listening yet, the guest being slow under host load) tries once
+# more, a second after a fresh server; the server of the failed try is ended by its pid.
+perftest() {
   name=$1
-  shift
-  section "$name" "$@"
-  if [ "$rc" != 0 ]; then
+  tool=$2
+  shift 2
+  for attempt in 1 2; do
+    timeout 60 "$tool" "$@" >/tmp/server.log 2>&1 &
+    server=$!
     sleep 1
-    section "$name" "$@"
-  fi
+    section "$name" timeout 60 "$tool" "$@" 192.168.77.1
+    if [ "$rc" = 0 ]; then
+      wait $server
+      return
+    fi
+    kill $server 2>/dev/null
+    wait $server
+    echo "guest: $name: try $attempt failed (exit $rc)"
+  done
 }
 if [ -x /usr/bin/ib_write_bw ] && [ -x /usr/bin/ib_send_lat ]; then
   for round in 1 2 3; do
     section "bench_ibsetup_bw_$round" /bin/ibsetup check /tmp/low.yaml --node cn1 --json \
       --loopback --bandwidth --bw-size 65536 --bw-duration 2 $only
-    /usr/bin/ib_write_bw -d rxe0 -R -s 65536 -D 2 -F --report_gbits >/tmp/server.log 2>&1 &
-    server=$!
-    sleep 1
     perftest "bench_perftest_bw_$round" /usr/bin/ib_write_bw -d rxe0 -R -s 65536 -D 2 -F \
-      --report_gbits 192.168.77.1
-    wait $server
+      --report_gbits
     section "bench_ibsetup_lat_$round" /bin/ibsetup check /tmp/low.yaml --node cn1 --json \
       --loopback --latency --lat-size 2 --lat-iters 1000 $only
-    /usr/bin/ib_send_lat -d rxe0 -R -s 2 -n 1000 -F >/tmp/server.log 2>&1 &
-    server=$!
-    sleep 1
-    perftest "bench_perftest_lat_$round" /usr/bin/ib_send_lat -d rxe0 -R -s 2 -n 1000 -F \
-      192.168.77.1
-    wait $server
+    perftest "bench_perftest_lat_$round" /usr/bin/ib_send_lat -d rxe0 -R -s 2 -n 1000 -F
   done
 else
   echo "guest: no perftest in the guest: bench skipped"
