@@ -34,7 +34,8 @@ find "$work/sys-nonet/class/net" -mindepth 1 -delete
 ports=$(bench_in_tree "$work/sys" "$bench_ibsetup" inspect --json | grep -o '"phys_state"' | wc -l)
 
 round() {
-  bench_in_tree "$work/${2:-sys}" "$bench_timer" "$runs" --allow-fail --samples "$work/$1.samples" \
+  bench_in_tree "$work/${2:-sys}" "$bench_timer" "$runs" --allow-fail \
+    --samples "$work/$1.samples" \
     -- --label "ibsetup inspect --json" "$bench_ibsetup" inspect --json \
     -- --label ibstat ibstat >"$work/$1"
 }

@@ -18,7 +18,8 @@ file="$out/cluster-$hosts.yaml"
 python3 bench/gen_profile.py "$hosts" 5 >"$file"
 "$bench_ibsetup" validate -q "$file"
 size=$(wc -c <"$file")
-"$bench_timer" "$runs" --samples "$out/times.samples" -- --label "ibsetup validate" "$bench_ibsetup" validate -q "$file" \
+"$bench_timer" "$runs" --samples "$out/times.samples" \
+  -- --label "ibsetup validate" "$bench_ibsetup" validate -q "$file" \
   -- --label "bare yaml-cpp parse" "$parser" "$file" >"$out/times"
 
 bench_machine_line
