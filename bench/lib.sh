@@ -59,15 +59,18 @@ bench_table() {
 }
 
 # bench_pairs SAMPLES OURS PEER MODE: "MEDIAN P10 P90" of the per-round ratios, from the timer's
-# --samples file: round i's OURS/PEER (PEER/OURS when MODE is *faster*). The two commands of a
-# round ran one after the other, so a slow spell of the machine slows both and mostly cancels;
-# percentiles as the timer takes them (nearest rank). Prints nothing without both labels.
+# --samples file: round i's OURS/PEER (PEER/OURS when MODE is *faster*). Both ran in the same
+# pass over the interleaved commands, so a slow spell of the machine longer than a round slows
+# both and mostly cancels. Percentiles as the timer takes them (the sorted ratios' element at
+# round(p x (n - 1))). Prints nothing without both labels, with unequal counts, or when a
+# sample is not above zero.
 bench_pairs() {
   [ -s "$1" ] || return 0
   awk -F '\t' -v ol="$2" -v pl="$3" -v mode="$4" '
     $1 == ol {n = split($2, a, " ")} $1 == pl {m = split($2, b, " ")}
     END {
       if (!n || n != m) exit
+      for (i = 1; i <= n; i++) if (!(a[i] > 0 && b[i] > 0)) exit
       for (i = 1; i <= n; i++) {
         r[i] = mode ~ /faster/ ? b[i] / a[i] : a[i] / b[i]
         for (j = i; j > 1 && r[j - 1] > r[j]; j--) { x = r[j]; r[j] = r[j - 1]; r[j - 1] = x }
@@ -88,7 +91,8 @@ bench_compare() {
   local file=$1 bench=$2 ours=$3 peer=$4 mode=$5 target=${6:-}
   local o p pairs
   o=$(bench_times "$file" "$ours") p=$(bench_times "$file" "$peer")
-  pairs=$(bench_pairs "$file.samples" "$ours" "$peer" "$mode")
+  # The rounds are a figure beside the verdict: without them the verdict still stands.
+  pairs=$(bench_pairs "$file.samples" "$ours" "$peer" "$mode") || pairs=
   awk -v o="$o" -v p="$p" -v ol="$ours" -v pl="$peer" -v mode="$mode" -v t="$target" \
     -v bench="$bench" -v pairs="$pairs" 'BEGIN {
     split(o, a, " "); split(p, b, " ")

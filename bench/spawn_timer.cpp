@@ -199,7 +199,9 @@ bool parse(int argc, char** argv, bool* allow_fail, const char** samples,
       }
     }
     if (g.label.find_first_of("\t\n") != std::string::npos) {
-      return false;  // a label is one field of one line of the samples file
+      // A label is one field of one line of the samples file.
+      std::fprintf(stderr, "bench_spawn_timer: a label may not hold a tab or a newline\n");
+      return false;
     }
     g.argv.push_back(nullptr);
     groups->push_back(std::move(g));

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The benches still run: each of apply_vs_ip, inspect_vs_ibstat, check_vs_nhc and
 # profile_validate with two runs, from the source tree's build (bench/lib.sh), must exit 0 and
-# end with its table rows, each judged or context, none "failed". A bench is not a test of
+# end with its table rows, each judged or context, none "failed", each judged one with its
+# rounds (bench/lib.sh's bench_compare, from the timer's --samples). A bench is not a test of
 # speed (nothing here looks at a time); this catches a bench broken by a change elsewhere, as
 # when the mpi check group made check_vs_nhc fail on its fixture. NHC is used when its mirror
 # is present (bench/check_vs_nhc.sh says where), otherwise its row says "not run".
@@ -33,6 +34,11 @@ run() { # NAME ARGS...: runs bench/NAME, keeps its output
     fail=1
   elif grep '^row|' "$out/$name.out" | grep -vqE '\|(met|NOT met|-|not run)$'; then
     echo "FAIL: bench/$name has a row that is neither judged nor context:"
+    grep '^row|' "$out/$name.out"
+    fail=1
+  elif grep '^row|' "$out/$name.out" | grep -E '\|(met|NOT met)$' | grep -vqF '(rounds '; then
+    # Every judged ratio comes with its rounds: a bench whose timer lost --samples would not.
+    echo "FAIL: bench/$name has a judged row without its rounds:"
     grep '^row|' "$out/$name.out"
     fail=1
   else
