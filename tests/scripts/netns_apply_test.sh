@@ -61,12 +61,15 @@ expect "ib1 ipv6 address" "$(in_a ip -j -6 addr show ib1 scope global | grep -o 
 expect "ib0 admin up" "$(in_a ip -j link show ib0 | grep -o '"flags":\[[^]]*UP[^]]*\]' | grep -c UP)" 1
 
 # 2. re-apply: 0 changes, and not one netlink change message (watched with ip monitor).
-in_a ip monitor link address >"$work/monitor" 2>&1 &
+# `ip -n`, not in_a: a function in the background is a subshell, whose pid `kill` would end
+# while the monitor it started lived on (it did, one per run, holding the namespace).
+ip -n "$nsa" monitor link address >"$work/monitor" 2>&1 &
 mon=$!
 sleep 0.3
 out=$(apply_a --json 2>/dev/null); rc=$?
 sleep 0.3
 kill "$mon" 2>/dev/null; wait "$mon" 2>/dev/null
+expect "the monitor is gone with its pid" "$(ip netns pids "$nsa")" ""
 expect "re-apply exits 0" "$rc" 0
 expect "re-apply reports 0 changes" "$(grep -o '"changes":[0-9]*' <<<"$out")" '"changes":0'
 expect "re-apply sends no change message" "$(cat "$work/monitor")" ""
