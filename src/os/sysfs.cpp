@@ -390,13 +390,9 @@ bool SysfsReader::is_dir(const std::string& rel) const
     return false;
   }
   if (!m_live) {
-    // resolve() said no link; walking it says whether it is (still) a directory.
-    const int fd =
-        open_with_retry([&] { return walk(*r, O_PATH); }, [&] { return m_root + "/" + *r; });
-    if (fd >= 0) {
-      close(fd);
-    }
-    return fd >= 0;
+    // resolve() said no link; walking it says whether it is (still) a directory. The
+    // descriptor is kept with the others, for the reads in it that usually follow.
+    return open_with_retry([&] { return dir_fd(*r); }, [&] { return m_root + "/" + *r; }) >= 0;
   }
   struct stat st {};
   return stat((m_root + "/" + *r).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
