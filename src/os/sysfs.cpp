@@ -51,6 +51,25 @@ bool out_of_descriptors()
   return errno == EMFILE || errno == ENFILE;
 }
 
+// A link's target: sysfs targets are a few dozen bytes, so a small buffer on the stack serves,
+// and only a longer one (up to PATH_MAX) costs a heap buffer. Not inlined into the recursive
+// resolver, so that its frames stay small.
+__attribute__((noinline)) std::string link_target(int dir, const char* name)
+{
+  char small[256];
+  ssize_t n = readlinkat(dir, name, small, sizeof small);
+  if (n >= 0 && static_cast<size_t>(n) < sizeof small) {
+    return std::string(small, static_cast<size_t>(n));
+  }
+  if (n < 0) {
+    return std::string();
+  }
+  std::string big(4096, '\0');
+  n = readlinkat(dir, name, &big[0], big.size() - 1);
+  big.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  return big;
+}
+
 // The directory above a path that holds no link ("" above a top-level name).
 std::string parent_of(const std::string& path)
 {
@@ -212,9 +231,7 @@ SysfsReader::Resolved SysfsReader::resolve_depth(const std::string& rel, int lin
     } else if (!S_ISLNK(st.st_mode)) {
       result.path = path;
     } else if (links < k_max_links) {
-      std::vector<char> target(4096);  // on the heap: frames stay small
-      const ssize_t n = readlinkat(entry.dir, entry.name.c_str(), target.data(), target.size() - 1);
-      std::string t = n > 0 ? std::string(target.data(), static_cast<size_t>(n)) : std::string();
+      const std::string t = link_target(entry.dir, entry.name.c_str());
       Resolved linked;
       if (!t.empty() && t.front() == '/') {
         // Absolute links only make sense inside a live /sys: map "/sys/..." into the root.

@@ -109,3 +109,29 @@ TEST(SysfsWalk, ANameWithANulReadsNothing)
 }
 
 }  // namespace
+
+// Link targets are read into a 256-byte buffer first: a target that fills it, or is longer,
+// is read again whole, and resolves as a short one does.
+TEST(SysfsWalk, LinkTargetsOfAnyLengthResolveWhole)
+{
+  ibsetup::test::TempDir dir;
+  const fs::path root = dir.path() / "sys";
+  const std::string y254(254, 'y');
+  const std::string y255(255, 'y');
+  const std::string deep =
+      std::string(200, 'p') + "/" + std::string(200, 'q') + "/" + std::string(200, 'r');
+  for (const auto& [name, text] :
+       {std::pair<std::string, std::string>{y254, "254\n"}, {y255, "255\n"}, {deep, "deep\n"}}) {
+    fs::create_directories(root / name);
+    std::ofstream(root / name / "attr") << text;
+  }
+  fs::create_symlink(y255, root / "fits");          // 255 bytes: the buffer holds it
+  fs::create_symlink("./" + y254, root / "fills");  // 256 bytes: it may have been cut
+  fs::create_symlink(deep, root / "longer");        // 602 bytes
+  SysfsReader r(root.string());
+  EXPECT_EQ("255", r.read("fits/attr").value_or("none"));
+  EXPECT_EQ("254", r.read("fills/attr").value_or("none"));
+  EXPECT_EQ("deep", r.read("longer/attr").value_or("none"));
+  EXPECT_EQ(deep, r.resolve("longer").value_or("none"));
+  EXPECT_EQ(y255, r.link_name("fits").value_or("none"));
+}
