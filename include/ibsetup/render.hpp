@@ -123,7 +123,8 @@ struct NodeOptions {
   std::string data_templates;  // the installed templates, searched after root/etc/ibsetup/templates
   std::string hosts_pattern;   // Format::hosts
   bool dry_run = false;        // check_file instead of write_file
-  // Called after each file, before the next is written (a later failure throws).
+  // Called for each file once all of them are written (or, in a dry run, checked): a node's
+  // files are written all or none, so after a failure it is not called at all.
   std::function<void(const FileOutcome&)> on_file;
 };
 
@@ -133,7 +134,8 @@ struct FileOutcome {
 };
 
 // Renders node's files (the cluster's, for Format::hosts: node may then be null) and writes
-// them under options.root, or with dry_run finds what writing would do. Throws Error (usage)
+// them under options.root, all or none (each checked first, written to a temporary file, then
+// renamed into place), or with dry_run finds what writing would do. Throws Error (usage)
 // without a root, InputError/EnvironmentError as the renderers and writers do.
 std::vector<FileOutcome> render_node(const profile::Profile& profile,
                                      const profile::ResolvedNode* node, const NodeOptions& options);

@@ -1,5 +1,6 @@
-#include "common/unique_fd.hpp"
 #include "common/bounded_read.hpp"
+#include "common/unique_fd.hpp"
+#include "render/write_all.hpp"
 
 #include <ibsetup/error.hpp>
 #include <ibsetup/render.hpp>
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace ibsetup::render {
 
@@ -60,11 +62,19 @@ std::string read_regular(int fd, const std::string& full, size_t max_bytes)
   }
 }
 
+// A directory open_dirs created: its parent's descriptor and its name, so that a write that
+// fails can take it away again without walking (or following) anything.
+struct MadeDir {
+  Fd parent;
+  std::string name;
+};
+
 // Opens (creating when missing, if create) each directory of rel_dir below root with
 // O_NOFOLLOW. Without create, a missing directory gives an invalid Fd. verb ("write",
-// "read") says in messages what was refused.
+// "read") says in messages what was refused. Directories it creates are 0755 whatever the
+// umask (an image's /etc must stay readable), and are added to `made` when given.
 Fd open_dirs(const std::string& root, const std::string& rel_dir, bool create = true,
-             const char* verb = "write")
+             const char* verb = "write", std::vector<MadeDir>* made = nullptr)
 {
   Fd dir(open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir.get() < 0) {
@@ -86,8 +96,12 @@ Fd open_dirs(const std::string& root, const std::string& rel_dir, bool create = 
       throw EnvironmentError("refusing '..' in " + rel_dir);
     }
     walked += "/" + part;
-    if (create && mkdirat(dir.get(), part.c_str(), 0755) != 0 && errno != EEXIST) {
-      fail("cannot create " + walked);
+    bool created = false;
+    if (create) {
+      created = mkdirat(dir.get(), part.c_str(), 0755) == 0;
+      if (!created && errno != EEXIST) {
+        fail("cannot create " + walked);
+      }
     }
     Fd next(openat(dir.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (next.get() < 0 && !create && errno == ENOENT) {
@@ -100,9 +114,29 @@ Fd open_dirs(const std::string& root, const std::string& rel_dir, bool create = 
       }
       fail("cannot open " + walked);
     }
+    if (created) {
+      if (fchmod(next.get(), 0755) != 0) {
+        fail("cannot set the mode of " + walked);
+      }
+      if (made != nullptr) {
+        made->push_back({Fd(dup(dir.get())), part});
+      }
+    }
     dir = std::move(next);
   }
   return dir;
+}
+
+// Removes the directories a failed write created, deepest first; one that is no longer empty
+// (someone else wrote there since) stays.
+void remove_made(std::vector<MadeDir>& made)
+{
+  for (auto it = made.rbegin(); it != made.rend(); ++it) {
+    if (it->parent.get() >= 0) {
+      unlinkat(it->parent.get(), it->name.c_str(), AT_REMOVEDIR);
+    }
+  }
+  made.clear();
 }
 
 // The start of the current content of name in dir, at most max_bytes + 1 bytes (enough to
@@ -252,24 +286,45 @@ bool remove_file(const std::string& root, const std::string& path)
   return true;
 }
 
-WriteResult write_file(const std::string& root, const RenderedFile& file)
+namespace {
+
+// A file written to a temporary name beside its target, synced, not yet renamed over it.
+struct Staged {
+  Fd dir{-1};
+  std::string name;  // the target's, in dir
+  std::string tmp;   // empty when the content is unchanged: nothing to rename
+  std::string full;
+  WriteResult result = WriteResult::unchanged;
+};
+
+void discard(Staged& staged)
 {
+  if (!staged.tmp.empty()) {
+    unlinkat(staged.dir.get(), staged.tmp.c_str(), 0);
+    staged.tmp.clear();
+  }
+}
+
+Staged stage(const std::string& root, const RenderedFile& file, std::vector<MadeDir>* made)
+{
+  Staged s;
   const auto slash = file.path.rfind('/');
   const std::string rel_dir = slash == std::string::npos ? "" : file.path.substr(0, slash);
-  const std::string name = slash == std::string::npos ? file.path : file.path.substr(slash + 1);
-  const std::string full = root + "/" + file.path;
-  const Fd dir = open_dirs(root, rel_dir);
-  const WriteResult result = planned_result(dir.get(), name, full, file);
-  if (result == WriteResult::unchanged) {
-    return result;
+  s.name = slash == std::string::npos ? file.path : file.path.substr(slash + 1);
+  s.full = root + "/" + file.path;
+  s.dir = open_dirs(root, rel_dir, true, "write", made);
+  s.result = planned_result(s.dir.get(), s.name, s.full, file);
+  if (s.result == WriteResult::unchanged) {
+    return s;
   }
-  const std::string tmp = "." + name + ".ibsetup-tmp";
-  unlinkat(dir.get(), tmp.c_str(), 0);
-  Fd out(openat(dir.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+  const std::string tmp = "." + s.name + ".ibsetup-tmp";
+  unlinkat(s.dir.get(), tmp.c_str(), 0);
+  Fd out(openat(s.dir.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                 file.mode));
   if (out.get() < 0) {
     fail("cannot create " + root + "/" + rel_dir + "/" + tmp);
   }
+  s.tmp = tmp;
   const char* data = file.content.data();
   size_t left = file.content.size();
   while (left > 0) {
@@ -278,8 +333,10 @@ WriteResult write_file(const std::string& root, const RenderedFile& file)
       continue;
     }
     if (n < 0) {
-      unlinkat(dir.get(), tmp.c_str(), 0);
-      fail("cannot write " + full);
+      const int error = errno;
+      discard(s);
+      errno = error;
+      fail("cannot write " + s.full);
     }
     data += n;
     left -= static_cast<size_t>(n);
@@ -288,15 +345,79 @@ WriteResult write_file(const std::string& root, const RenderedFile& file)
   // that are not 0600), and the owner is whoever runs ibsetup (root in kickstart; a file
   // rendered earlier by another user is replaced, so it becomes root's).
   if (fchmod(out.get(), file.mode) != 0 || fsync(out.get()) != 0) {
-    unlinkat(dir.get(), tmp.c_str(), 0);
-    fail("cannot finish " + full);
+    const int error = errno;
+    discard(s);
+    errno = error;
+    fail("cannot finish " + s.full);
   }
-  if (renameat(dir.get(), tmp.c_str(), dir.get(), name.c_str()) != 0) {
-    unlinkat(dir.get(), tmp.c_str(), 0);
-    fail("cannot rename into " + full);
+  return s;
+}
+
+void commit(Staged& s)
+{
+  if (s.tmp.empty()) {
+    return;
   }
-  fsync(dir.get());
-  return result;
+  if (renameat(s.dir.get(), s.tmp.c_str(), s.dir.get(), s.name.c_str()) != 0) {
+    const int error = errno;
+    discard(s);
+    errno = error;
+    fail("cannot rename into " + s.full);
+  }
+  s.tmp.clear();
+  fsync(s.dir.get());
+}
+
+}  // namespace
+
+WriteResult write_file(const std::string& root, const RenderedFile& file)
+{
+  return write_all(root, {file}).front();
+}
+
+std::vector<WriteResult> write_all(const std::string& root, const std::vector<RenderedFile>& files)
+{
+  // Every refusal (a foreign file, a symlink, a FIFO on the way) before anything is created.
+  for (const auto& f : files) {
+    check_file(root, f);
+  }
+  std::vector<MadeDir> made;
+  std::vector<Staged> staged;
+  staged.reserve(files.size());
+  try {
+    for (const auto& f : files) {
+      staged.push_back(stage(root, f, &made));
+    }
+  } catch (...) {
+    for (auto& s : staged) {
+      discard(s);
+    }
+    remove_made(made);
+    throw;
+  }
+  // Only renames are left, each in a directory already open: a failure now is the kernel's.
+  std::vector<WriteResult> out;
+  out.reserve(staged.size());
+  for (size_t i = 0; i < staged.size(); ++i) {
+    try {
+      commit(staged[i]);
+    } catch (const EnvironmentError& e) {
+      std::string done;
+      for (size_t k = 0; k < i; ++k) {
+        if (staged[k].result != WriteResult::unchanged) {
+          done += (done.empty() ? "" : ", ") + staged[k].full;
+        }
+      }
+      for (size_t k = i + 1; k < staged.size(); ++k) {
+        discard(staged[k]);
+      }
+      throw EnvironmentError(std::string(e.what()) + (done.empty()
+                                                          ? "; nothing was replaced"
+                                                          : "; already in place: " + done));
+    }
+    out.push_back(staged[i].result);
+  }
+  return out;
 }
 
 }  // namespace ibsetup::render

@@ -2,6 +2,8 @@
 #include <ibsetup/error.hpp>
 #include <ibsetup/render.hpp>
 
+#include "render/write_all.hpp"
+
 namespace ibsetup::render {
 
 std::optional<Format> parse_format(const std::string& name)
@@ -42,11 +44,20 @@ std::vector<FileOutcome> render_node(const profile::Profile& profile,
     }
     files = render_ifcfg(*node, dirs);
   }
+  // A node's files are written all or none: a refused or failed file must not leave the
+  // ones before it in place (a half-configured image).
+  std::vector<WriteResult> results;
+  if (options.dry_run) {
+    for (const auto& f : files) {
+      results.push_back(check_file(options.root, f));
+    }
+  } else {
+    results = write_all(options.root, files);
+  }
   std::vector<FileOutcome> out;
   out.reserve(files.size());
-  for (auto& f : files) {
-    const auto result = options.dry_run ? check_file(options.root, f) : write_file(options.root, f);
-    out.push_back({std::move(f), result});
+  for (size_t i = 0; i < files.size(); ++i) {
+    out.push_back({std::move(files[i]), results[i]});
     if (options.on_file) {
       options.on_file(out.back());
     }
