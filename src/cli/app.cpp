@@ -112,6 +112,32 @@ const char* const k_footer = R"(Exit codes:
 
 See ibsetup(8) and ibsetup-profile(5).)";
 
+// An option given an empty value (`--expect "$NODES"` with NODES unset) is a usage error: read
+// as absent, it would silently drop what the option asks for (report --expect would no longer
+// miss a host that never answered). No option of ibsetup gives "" a meaning. Flags take no
+// value and are skipped. Returns 0 or the exit code.
+int refuse_empty_values(const CLI::App& app)
+{
+  for (const CLI::App* sub : app.get_subcommands()) {
+    for (const CLI::Option* o : sub->get_options()) {
+      if (o->count() == 0 || o->get_type_size() == 0) {
+        continue;
+      }
+      const auto values = o->results();
+      if (std::any_of(values.begin(), values.end(), [](const auto& v) { return v.empty(); })) {
+        print_error(sub->get_name() + " " + o->get_name() +
+                    ": an empty value (an unset shell variable?); give one or leave the "
+                    "option out");
+        return exit_code(ErrorKind::usage);
+      }
+    }
+    if (const int code = refuse_empty_values(*sub)) {
+      return code;
+    }
+  }
+  return 0;
+}
+
 // CLI11 acts on --help before it notices an argument that names no subcommand, so
 // `ibsetup partitionz --help` would print the main help and exit 0. The top level takes only
 // flags, so its first other argument must be a subcommand. Returns 0 or the exit code.
@@ -249,6 +275,9 @@ int run(int argc, char** argv)
   if (version) {
     std::cout << "ibsetup " << IBSETUP_VERSION << '\n';
     return 0;
+  }
+  if (const int code = refuse_empty_values(app)) {
+    return code;
   }
   try {
     if (app.get_subcommands().empty()) {

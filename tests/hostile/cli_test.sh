@@ -115,5 +115,35 @@ ln -s "$outside" "$tmp/root2/etc/NetworkManager"
 hostile offline-dry-run-symlink 4 'is a symlink or not a directory' -- \
   apply "$lab" --node lab01 --offline --dry-run --root "$tmp/root2"
 
+# A node's files are written all or none: a foreign file for its last interface leaves the
+# earlier ones unwritten, in text and in --json (which prints nothing but the error).
+root3=$tmp/root3
+kdir=$root3/etc/NetworkManager/system-connections
+mkdir -p "$kdir"
+printf 'foreign\n' >"$kdir/ibsetup-ib0.8010.nmconnection"
+for fmt in text json; do
+  flag=()
+  [ "$fmt" = json ] && flag=(--json)
+  hostile "render-all-or-none-$fmt" 4 'ibsetup-ib0.8010.nmconnection exists and was not written by ibsetup' -- \
+    render "$lab" --node lab02 --root "$root3" "${flag[@]}"
+  left=$(ls -A "$kdir" | tr '\n' ' ')
+  [ "$left" = "ibsetup-ib0.8010.nmconnection " ] && ok "render-all-or-none-$fmt: nothing written" ||
+    bad "render-all-or-none-$fmt: left $left"
+  grep -q 'created' "$out" && bad "render-all-or-none-$fmt: reports a file as created"
+done
+
+# An option given an empty value (an unset variable in a script) is a usage error, not an
+# absent option: report --expect "" would otherwise pass a fleet whose hosts never answered.
+printf 'cn01: {"host":"cn01","ok":true,"checks":[]}\n' >"$tmp/fleet.txt"
+hostile empty-expect 2 'report --expect: an empty value (an unset shell variable?)' -- \
+  report "$tmp/fleet.txt" --expect ''
+hostile empty-profile 2 'report --profile: an empty value' -- report "$tmp/fleet.txt" --profile ''
+hostile empty-positional 2 'validate file: an empty value' -- validate ''
+hostile empty-repeated 2 'check --disable: an empty value' -- \
+  check "$lab" --node lab01 --disable port --disable ''
+hostile empty-output 2 'partitions --output: an empty value' -- \
+  partitions "$lab" --inventories "$tmp/fleet.txt" --output ''
+hostile expect-given 5 'did not answer (1 host): cn02' -- report "$tmp/fleet.txt" --expect 'cn[01-02]'
+
 # "1 warnings" in check's summary line: tests/unit/check/check_test.cpp (CheckReportText).
 finish
