@@ -65,6 +65,25 @@ void print_warnings(const std::vector<Diagnostic>& warnings, bool quiet)
   }
 }
 
+// One diagnostic per line, each escaped on its own (Diagnostic::format), in the file's order
+// (as Diagnostics::format sorts them). Each error line says "error:" and each warning line
+// "warning:" (as print_warnings prints them), so that `grep error:` finds the errors: one
+// "error:" in front of the whole block used to land on a warning when it came first.
+void print_diagnostics(const Diagnostics& diagnostics)
+{
+  std::vector<const Diagnostic*> sorted;
+  for (const auto& d : diagnostics.all()) {
+    sorted.push_back(&d);
+  }
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Diagnostic* a, const Diagnostic* b) {
+    return a->mark.line != b->mark.line ? a->mark.line < b->mark.line
+                                        : a->mark.column < b->mark.column;
+  });
+  for (const auto* d : sorted) {
+    std::cerr << (d->severity == Severity::error ? "ibsetup: error: " : "") << d->format() << '\n';
+  }
+}
+
 profile::ResolvedNode resolve_node_arg(const profile::Profile& profile,
                                        const std::string& node_flag)
 {
@@ -313,8 +332,7 @@ int run(int argc, char** argv)
     }
     return code;
   } catch (const DiagnosticError& e) {
-    // One diagnostic per line, each escaped on its own (Diagnostic::format).
-    std::cerr << "ibsetup: error: " << e.what() << '\n';
+    print_diagnostics(e.diagnostics());
     return exit_code(e.kind());
   } catch (const Error& e) {
     print_error(e.what());

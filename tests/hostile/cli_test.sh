@@ -145,5 +145,16 @@ hostile empty-output 2 'partitions --output: an empty value' -- \
   partitions "$lab" --inventories "$tmp/fleet.txt" --output ''
 hostile expect-given 5 'did not answer (1 host): cn02' -- report "$tmp/fleet.txt" --expect 'cn[01-02]'
 
+# A profile with a warning before its error: each line says which it is, so that `grep error:`
+# finds the error and not the warning.
+printf 'version: 1\nnodes:\n  - hosts: n1\n    interfaces:\n      - {name: ib0, device: mlx5_0, port: 1}\n      - {name: ib0.8002, parent: ib0, pkey: 0x0002}\npartitions:\n  pkeys:\n    - {name: "bad name!", pkey: 0x8002}\n' \
+  >"$tmp/mixed.yaml"
+hostile diagnostics-labelled 3 "ibsetup: error: $tmp/mixed.yaml:9:14: partitions.pkeys[0].name" -- \
+  validate "$tmp/mixed.yaml"
+grep -qF "$tmp/mixed.yaml:6:45: warning: nodes[0].interfaces[1].pkey" "$out" ||
+  bad "diagnostics-labelled: the warning line is missing"
+[ "$(grep -c 'error:' "$out")" = 1 ] && ok "diagnostics-labelled: one error line" ||
+  bad "diagnostics-labelled: $(grep -c 'error:' "$out") lines say error:"
+
 # "1 warnings" in check's summary line: tests/unit/check/check_test.cpp (CheckReportText).
 finish
