@@ -2,7 +2,12 @@
 
 #include "common/json_read.hpp"
 
+#include <ibsetup/error.hpp>
 #include <ibsetup/inventory.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
 
 namespace ibsetup::inventory {
 
@@ -25,10 +30,14 @@ PciLink pci_from(const json::View& j)
   return p;
 }
 
-Port port_from(const json::View& j)
+Port port_from(const json::View& j, std::vector<std::string>& warnings)
 {
   Port p;
   p.port = j["port"].as_int();
+  if (p.port < 1 || p.port > 255) {
+    throw InputError(j["port"].path() + ": " + std::to_string(p.port) +
+                     " is not a port number (1 to 255)");
+  }
   if (auto s = j["state"].opt_string()) {
     p.state = reading_of<PortState>(*s);
   }
@@ -50,12 +59,68 @@ Port port_from(const json::View& j)
     for (const auto& k : j["pkeys"].items()) {
       if (auto v = parse_pkey(k.as_string())) {
         p.pkeys.push_back(*v);
+      } else {
+        warnings.push_back(k.path() + ": cannot parse the P_Key '" + k.as_string() +
+                           "' (expected 0xNNNN), ignored");
       }
     }
   }
   p.active_mtu = j["active_mtu"].opt_int();
   p.netdev = j["netdev"].opt_string();
   return p;
+}
+
+// What inspect itself never writes and the planner and checks rely on: names given once, and a
+// netdev bound only to a port its HCA lists. A hand-edited or foreign inventory that breaks
+// this is refused, naming the place.
+void check_references(const Host& h)
+{
+  for (size_t i = 0; i < h.devices.size(); ++i) {
+    const auto& d = h.devices[i];
+    const std::string at = "devices[" + std::to_string(i) + "]";
+    for (size_t k = 0; k < i; ++k) {
+      if (h.devices[k].name == d.name) {
+        throw InputError(at + ".name: " + d.name + " is listed twice (devices[" +
+                         std::to_string(k) + "])");
+      }
+    }
+    for (size_t p = 0; p < d.ports.size(); ++p) {
+      for (size_t k = 0; k < p; ++k) {
+        if (d.ports[k].port == d.ports[p].port) {
+          throw InputError(at + ".ports[" + std::to_string(p) + "].port: " + d.name + " port " +
+                           std::to_string(d.ports[p].port) + " is listed twice");
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < h.netdevs.size(); ++i) {
+    const auto& n = h.netdevs[i];
+    const std::string at = "netdevs[" + std::to_string(i) + "]";
+    for (size_t k = 0; k < i; ++k) {
+      if (h.netdevs[k].name == n.name) {
+        throw InputError(at + ".name: " + n.name + " is listed twice (netdevs[" +
+                         std::to_string(k) + "])");
+      }
+    }
+    if (!n.device && !n.port) {
+      continue;
+    }
+    if (!n.device || !n.port) {
+      throw InputError(at + ": " + n.name + " has " +
+                       (n.device ? "a device but no port" : "a port but no device"));
+    }
+    const auto dev = std::find_if(h.devices.begin(), h.devices.end(),
+                                  [&](const Device& d) { return d.name == *n.device; });
+    if (dev == h.devices.end()) {
+      throw InputError(at + ".device: " + n.name + " is on " + *n.device +
+                       ", which the inventory does not list");
+    }
+    if (std::none_of(dev->ports.begin(), dev->ports.end(),
+                     [&](const Port& p) { return p.port == *n.port; })) {
+      throw InputError(at + ".port: " + n.name + " is on " + *n.device + " port " +
+                       std::to_string(*n.port) + ", which the inventory does not list");
+    }
+  }
 }
 
 }  // namespace
@@ -65,7 +130,7 @@ Host host_from_json(const std::string& text)
   const json::Json doc = json::parse(text);
   const json::View j(doc, "");
   Host h;
-  std::vector<std::string> address_warnings;
+  std::vector<std::string> read_warnings;
   h.host = j["host"].as_string();
   for (const auto& d : j["devices"].items()) {
     Device dev;
@@ -82,7 +147,7 @@ Host host_from_json(const std::string& text)
       dev.pci = pci_from(d["pci"]);
     }
     for (const auto& p : d["ports"].items()) {
-      dev.ports.push_back(port_from(p));
+      dev.ports.push_back(port_from(p, read_warnings));
     }
     h.devices.push_back(std::move(dev));
   }
@@ -110,8 +175,8 @@ Host host_from_json(const std::string& text)
         nd.addresses.push_back(*prefix);
       } else {
         // The planner always ignored such an address; now the user hears of it.
-        address_warnings.push_back(a.path() + ": cannot parse the address '" + address +
-                                   "' (expected ADDRESS/LENGTH), ignored");
+        read_warnings.push_back(a.path() + ": cannot parse the address '" + address +
+                                "' (expected ADDRESS/LENGTH), ignored");
       }
     }
     h.netdevs.push_back(std::move(nd));
@@ -119,7 +184,8 @@ Host host_from_json(const std::string& text)
   for (const auto& w : j["warnings"].items()) {
     h.warnings.push_back(w.as_string());
   }
-  h.warnings.insert(h.warnings.end(), address_warnings.begin(), address_warnings.end());
+  h.warnings.insert(h.warnings.end(), read_warnings.begin(), read_warnings.end());
+  check_references(h);
   return h;
 }
 

@@ -38,13 +38,15 @@ Binding find_port(const Host& host, const std::optional<std::string>& device,
   if (!device || !port) {
     return b;
   }
+  // Both or neither: a netdev that names a port its HCA does not have (a hand-edited or
+  // foreign inventory) is on no port, and nothing may read a port that is not there.
   for (const auto& d : host.devices) {
     if (d.name != *device) {
       continue;
     }
-    b.device = &d;
     for (const auto& p : d.ports) {
       if (p.port == *port) {
+        b.device = &d;
         b.port = &p;
       }
     }

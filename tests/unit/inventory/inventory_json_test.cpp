@@ -123,4 +123,42 @@ TEST(InventoryJson, WrongShapeNamesTheMember)
   EXPECT_EQ("expected an object, got an array", failure("[]"));
 }
 
+// What the planner and the checks rely on is checked when the inventory is read: a netdev on
+// a port its HCA does not list made `check --inventory` read a port that was not there (a
+// crash, found by an attack on the inventory reader).
+TEST(InventoryJson, BrokenReferencesAreRefusedNamingThePlace)
+{
+  EXPECT_EQ("netdevs[0].port: ib0 is on mlx5_0 port 2, which the inventory does not list",
+            failure(edited("\"device\": \"mlx5_0\",\n   \"port\": 1",
+                           "\"device\": \"mlx5_0\",\n   \"port\": 2")));
+  EXPECT_EQ("netdevs[0].device: ib0 is on mlx5_9, which the inventory does not list",
+            failure(edited("\"device\": \"mlx5_0\",\n   \"port\": 1",
+                           "\"device\": \"mlx5_9\",\n   \"port\": 1")));
+  EXPECT_EQ("netdevs[0]: ib0 has a device but no port",
+            failure(edited("\"device\": \"mlx5_0\",\n   \"port\": 1",
+                           "\"device\": \"mlx5_0\",\n   \"port\": null")));
+  EXPECT_EQ("devices[0].ports[0].port: 0 is not a port number (1 to 255)",
+            failure(edited("\"port\": 1", "\"port\": 0")));
+  EXPECT_EQ("devices[0].ports[0].port: 256 is not a port number (1 to 255)",
+            failure(edited("\"port\": 1", "\"port\": 256")));
+  EXPECT_EQ("devices[1].name: mlx5_0 is listed twice (devices[0])",
+            failure(edited("\"name\": \"mlx5_1\"", "\"name\": \"mlx5_0\"")));
+  EXPECT_EQ("netdevs[1].name: ib0 is listed twice (netdevs[0])",
+            failure(edited("\"name\": \"ib1\"", "\"name\": \"ib0\"")));
+  // The saved form itself is accepted (RoundTripsTheSavedForm), and so is an unbound netdev.
+  EXPECT_EQ("accepted", failure(edited("\"device\": \"mlx5_0\",\n   \"port\": 1",
+                                       "\"device\": null,\n   \"port\": null")));
+}
+
+TEST(InventoryJson, APKeyThatDoesNotParseIsLeftOutWithAWarning)
+{
+  const auto text = saved();
+  const auto at = text.find("\"pkeys\": [");
+  ASSERT_NE(std::string::npos, at);
+  const auto host = inventory::host_from_json(std::string(text).insert(at + 11, "\"0xfffff\", "));
+  EXPECT_EQ(std::vector<std::string>{"devices[0].ports[0].pkeys[0]: cannot parse the P_Key "
+                                     "'0xfffff' (expected 0xNNNN), ignored"},
+            host.warnings);
+}
+
 }  // namespace

@@ -105,6 +105,28 @@ TEST(Plan, ErrorsAreRecordsOfInterfaceAndMessage)
                 R"x(exist on this host"])x"));
 }
 
+// A library caller's Host (not read from JSON, which refuses it) may bind a netdev to a port
+// its HCA does not list: the planner says the interface is on no port, and reads no port that
+// is not there (it used to dereference a null port: a crash).
+TEST(Plan, ANetdevOnAPortTheHcaDoesNotListIsOnNoPort)
+{
+  const fs::path dir = k_cases / "noop";
+  const auto profile = profile::load_profile((dir / "profile.yaml").string());
+  const auto node = profile::resolve_node(profile, "n1");
+  auto host = inventory::host_from_json(test::read_text(dir / "observed.json"));
+  ASSERT_FALSE(host.netdevs.empty());
+  for (const int port : {2, 0, -5}) {
+    host.netdevs[0].port = port;
+    const auto plan = plan::make_plan(node, host, {});
+    bool said = false;
+    for (const auto& e : plan.errors) {
+      said = said || (e.interface == host.netdevs[0].name &&
+                      e.message.find("but it is on no HCA port") != std::string::npos);
+    }
+    EXPECT_TRUE(said) << port << ": " << plan::plan_to_text(plan);
+  }
+}
+
 // An undeclared pkey child that cannot be pruned names itself, not a declared interface.
 TEST(Plan, PruneErrorNamesTheUndeclaredChild)
 {
