@@ -34,9 +34,9 @@ Port port_from(const json::View& j, std::vector<std::string>& warnings)
 {
   Port p;
   p.port = j["port"].as_int();
-  if (p.port < 1 || p.port > 255) {
+  if (p.port < 0 || p.port > 255) {
     throw InputError(j["port"].path() + ": " + std::to_string(p.port) +
-                     " is not a port number (1 to 255)");
+                     " is not a port number (1 to 255, or a switch's 0)");
   }
   if (auto s = j["state"].opt_string()) {
     p.state = reading_of<PortState>(*s);
@@ -85,6 +85,10 @@ void check_references(const Host& h)
       }
     }
     for (size_t p = 0; p < d.ports.size(); ++p) {
+      if (d.ports[p].port == 0 && (!d.node_type || *d.node_type != "switch")) {
+        throw InputError(at + ".ports[" + std::to_string(p) + "].port: 0 is a switch's port, and " +
+                         d.name + " is not a switch");
+      }
       for (size_t k = 0; k < p; ++k) {
         if (d.ports[k].port == d.ports[p].port) {
           throw InputError(at + ".ports[" + std::to_string(p) + "].port: " + d.name + " port " +

@@ -166,9 +166,15 @@ Device read_device(const Reader& r, const std::string& name, const ReadScope& sc
   dev.driver = r.fs().link_name(d + "device/driver");
   dev.pci = read_pci(r, d + "device");
   for (const auto& p : numeric_entries(r.fs(), d + "ports")) {
+    // The kernel names a CA's ports 1, 2, ... and a switch's management port 0: "01" (read as a
+    // second port 1, after the real one, which is the one a check judged) or a CA's "0" is not
+    // one of its names.
     const auto number = util::parse_unsigned(p);
-    if (!number || *number > 255) {
-      r.warn(d + "ports/" + p, p, "a port number from 1 to 255");
+    const bool switch_port0 = p == "0" && dev.node_type && *dev.node_type == "switch";
+    if (!number || *number > 255 || (p[0] == '0' && !switch_port0)) {
+      r.warn_about(d + "ports/" + p,
+                   "not a port (the kernel names ports 1 to 255, and a "
+                   "switch's port 0, without leading zeros); left out");
       continue;
     }
     dev.ports.push_back(read_port(r, d + "ports/" + p, static_cast<int>(*number), scope));

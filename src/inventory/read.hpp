@@ -49,6 +49,12 @@ public:
                          expected + ")");
   }
 
+  // A warning about what rel is, rather than about how its content reads.
+  void warn_about(const std::string& rel, const std::string& message) const
+  {
+    m_warnings.push_back(m_fs.root() + "/" + rel + ": " + message);
+  }
+
   const SysfsReader& fs() const { return m_fs; }
 
 private:

@@ -137,10 +137,12 @@ TEST(InventoryJson, BrokenReferencesAreRefusedNamingThePlace)
   EXPECT_EQ("netdevs[0]: ib0 has a device but no port",
             failure(edited("\"device\": \"mlx5_0\",\n   \"port\": 1",
                            "\"device\": \"mlx5_0\",\n   \"port\": null")));
-  EXPECT_EQ("devices[0].ports[0].port: 0 is not a port number (1 to 255)",
+  EXPECT_EQ("devices[0].ports[0].port: 0 is a switch's port, and mlx5_0 is not a switch",
             failure(edited("\"port\": 1", "\"port\": 0")));
-  EXPECT_EQ("devices[0].ports[0].port: 256 is not a port number (1 to 255)",
+  EXPECT_EQ("devices[0].ports[0].port: 256 is not a port number (1 to 255, or a switch's 0)",
             failure(edited("\"port\": 1", "\"port\": 256")));
+  EXPECT_EQ("devices[0].ports[0].port: -5 is not a port number (1 to 255, or a switch's 0)",
+            failure(edited("\"port\": 1", "\"port\": -5")));
   EXPECT_EQ("devices[1].name: mlx5_0 is listed twice (devices[0])",
             failure(edited("\"name\": \"mlx5_1\"", "\"name\": \"mlx5_0\"")));
   EXPECT_EQ("netdevs[1].name: ib0 is listed twice (netdevs[0])",

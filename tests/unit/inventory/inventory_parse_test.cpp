@@ -285,6 +285,40 @@ TEST(InventoryParse, UnknownSysfsValuesSurviveInspectAndJson)
   EXPECT_EQ(json, host_to_json(back));
 }
 
+// Port directories the kernel never makes ("0", "01", "256") are left out with a warning
+// each: "01" used to be read as a second port 1, after the real one, and check judged only
+// the first (an attack on the sysfs reader found it).
+TEST(InventoryParse, PortNamesTheKernelDoesNotUseAreLeftOut)
+{
+  ibsetup::test::TempDir tmp;
+  fs::copy(k_fixtures / "hdr-2hca", tmp.path(),
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const fs::path ports = fs::canonical(tmp.path() / "class/infiniband/mlx5_0") / "ports";
+  for (const char* odd : {"0", "01", "256"}) {
+    fs::copy(ports / "1", ports / odd, fs::copy_options::recursive);
+    std::ofstream(ports / odd / "state") << "1: DOWN\n";
+  }
+  Options o;
+  o.sysfs_root = tmp.path().string();
+  const Host h = inspect(o);
+  ASSERT_EQ(1U, h.devices[0].ports.size());
+  EXPECT_EQ(1, h.devices[0].ports[0].port);
+  EXPECT_TRUE(h.devices[0].ports[0].state == PortState::active);
+  ASSERT_EQ(3U, h.warnings.size());
+  for (const auto& w : h.warnings) {
+    EXPECT_NE(std::string::npos, w.find(": not a port (the kernel names ports 1 to 255, and a "
+                                        "switch's port 0, without leading zeros); left out"))
+        << w;
+  }
+  // A switch's port 0 is its management port, as the kernel names it.
+  std::ofstream(fs::canonical(tmp.path() / "class/infiniband/mlx5_0") / "node_type")
+      << "2: switch\n";
+  const Host sw = inspect(o);
+  ASSERT_EQ(2U, sw.devices[0].ports.size());
+  EXPECT_EQ(0, sw.devices[0].ports[0].port);
+  EXPECT_EQ(2U, sw.warnings.size());
+}
+
 class FakeAddresses : public AddressSource {
 public:
   std::map<int, std::vector<std::string>> addresses() override
