@@ -208,9 +208,10 @@ InventoryHost udev_inventory(const profile::ResolvedNode& node, const std::strin
     if (it != inv.hosts.end()) {
       return it->second;
     }
+    // One line: the error printer escapes a newline, so the problems are joined with "; ".
     std::string why;
     for (size_t i = 0; i < inv.problems.size() && i < 5; ++i) {
-      why += "\n  " + inv.problems[i].where + ": " + inv.problems[i].message;
+      why += (why.empty() ? " " : "; ") + inv.problems[i].where + ": " + inv.problems[i].message;
     }
     throw InputError(util::escape_text(inventories) + " has no inventory of " + node.host +
                      (why.empty() ? std::string() : "; its problems:" + why));

@@ -133,6 +133,26 @@ TEST(UdevTest, NodeMissingFromTheInventories)
   }
 }
 
+// The inventories' problems are listed on the error's one line: a newline in it reached the
+// terminal as a literal "\n" (the error printer escapes it).
+TEST(UdevTest, TheInventoriesProblemsAreListedOnOneLine)
+{
+  ibsetup::test::TempDir dir;
+  std::ofstream(dir.path() / "lab04.json")
+      << "{\"host\":\"elsewhere\",\"devices\":[],\"netdevs\":[],\"warnings\":[]}\n";
+  std::ofstream(dir.path() / "lab03.json") << "{\n";
+  try {
+    udev_inventory(lab("lab04"), dir.path().string(), "/sys");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(std::string::npos, what.find('\n')) << what;
+    EXPECT_NE(std::string::npos, what.find("has no inventory of lab04; its problems: ")) << what;
+    EXPECT_NE(std::string::npos, what.find("lab04.json: ")) << what;
+    EXPECT_NE(std::string::npos, what.find("; ")) << what;
+  }
+}
+
 TEST(UdevTest, KernelNamesAreWarned)
 {
   const auto node = node_with(
