@@ -211,6 +211,16 @@ bool is_control(uint32_t cp)
   return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f);
 }
 
+// Characters a terminal shows as nothing but which change what the text around them looks
+// like: the Unicode line and paragraph separators (some terminals and viewers break the line
+// there) and the bidirectional controls (U+061C, U+200E-U+200F, U+202A-U+202E,
+// U+2066-U+2069), which can reorder a line so that it reads differently from its bytes.
+static bool is_invisible_format(uint32_t cp)
+{
+  return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
+         (cp >= 0x2066 && cp <= 0x2069);
+}
+
 std::string escape_text(std::string_view s, bool keep_lines)
 {
   std::string out;
@@ -235,7 +245,10 @@ std::string escape_text(std::string_view s, bool keep_lines)
       continue;
     }
     const uint32_t cp = utf8_decode(s, i, n);
-    if (!is_control(cp) || (keep_lines && (cp == '\n' || cp == '\t'))) {
+    // Whole formatted output (keep_lines: the stdout guard) keeps the format characters: its
+    // fields were escaped on their own, and formats such as OpenMetrics carry them as data.
+    if ((!is_control(cp) && (keep_lines || !is_invisible_format(cp))) ||
+        (keep_lines && (cp == '\n' || cp == '\t'))) {
       out.append(s.substr(i, n));
     } else if (cp == '\n') {
       out += "\\n";

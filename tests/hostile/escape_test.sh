@@ -102,6 +102,17 @@ hostile check-fw-ver-json 5 '"message":"mlx5_0: firmware '"'"'20.1\\x1b[2J\\x07\
 hostile check-names 5 'HCAs on this host: mlx5_\x1b0\x07\nX' \
   -- check "$tmp/fwmin.yaml" --node n1 --sysfs-root "$tmp/names" --no-peers
 
+# A right-to-left override reorders how the rest of a line reads ("Trojan Source"), and a
+# line separator breaks it on some terminals: in a field of text output they are escaped.
+cp -a "$fixture" "$tmp/bidi"
+printf '20.31.1014\342\200\256 liaf\342\200\250ok\n' >"$tmp/bidi/$pci/infiniband/mlx5_0/fw_ver"
+hostile inspect-bidi 0 'fw 20.31.1014\u202e liaf\u2028ok' -- inspect --sysfs-root "$tmp/bidi"
+if LC_ALL=C grep -q $'\xe2\x80[\xa8\xae]' "$out"; then
+  bad "inspect-bidi: a raw U+202E or U+2028 reached the output"
+else
+  ok "inspect-bidi: no raw U+202E or U+2028"
+fi
+
 # --- mstconfig: its output quoted in errors --------------------------------------------------
 cat >"$tmp/mstconfig" <<'SH'
 #!/bin/sh

@@ -78,6 +78,28 @@ TEST(Strings, EscapeTextShowsEveryControlCharacter)
   EXPECT_EQ("a\n\tb\\x1b", escape_text("a\n\tb\x1b", true));
 }
 
+// Shown as nothing, but they change how the line around them reads: the line and paragraph
+// separators, and the bidirectional controls ("Trojan Source": U+202E makes "fail" display as
+// "liaf"). Their neighbours (U+2027, U+202F, U+2065, U+206A) are left alone.
+TEST(Strings, EscapeTextShowsLineSeparatorsAndBidiControls)
+{
+  EXPECT_EQ("pass\\u2028fail", escape_text("pass\xE2\x80\xA8"
+                                           "fail"));
+  EXPECT_EQ("\\u2029", escape_text("\xE2\x80\xA9"));
+  EXPECT_EQ("ok \\u202eliaf\\u202c", escape_text("ok \xE2\x80\xAE"
+                                                 "liaf\xE2\x80\xAC"));
+  for (const char* c : {"\xD8\x9C", "\xE2\x80\x8E", "\xE2\x80\x8F", "\xE2\x80\xAA", "\xE2\x81\xA6",
+                        "\xE2\x81\xA9"}) {
+    EXPECT_EQ('\\', escape_text(c).front()) << escape_text(c);
+  }
+  for (const char* c : {"\xE2\x80\xA7", "\xE2\x80\xAF", "\xE2\x81\xA5", "\xE2\x81\xAA"}) {
+    EXPECT_EQ(c, escape_text(c));
+  }
+  // Whole formatted output (the stdout guard) keeps them: its fields were escaped on their own,
+  // and an OpenMetrics label value carries them as data (promtool refuses a "\u" escape).
+  EXPECT_EQ("fw=\"1.2\xE2\x80\xA8\"\n", escape_text("fw=\"1.2\xE2\x80\xA8\"\n", true));
+}
+
 TEST(Strings, EscapeTextShowsBytesThatAreNotUtf8)
 {
   // Latin-1, a stray continuation byte, a cut sequence, an overlong '/', a lone surrogate.
