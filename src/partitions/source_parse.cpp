@@ -3,7 +3,10 @@
 
 #include "common/strings.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <tuple>
+#include <vector>
 
 namespace ibsetup::partitions {
 
@@ -99,12 +102,46 @@ void Collector::problem(std::string where, std::string message)
   out.problems.push_back({std::move(where), std::move(message)});
 }
 
+namespace {
+
+// The same ports (device, number, GUID, link layer) and netdev bindings, in any order.
+bool same_inventory(const InventoryHost& a, const InventoryHost& b)
+{
+  using Key = std::tuple<std::string, int, std::string, bool>;
+  const auto keys = [](const InventoryHost& h) {
+    std::vector<Key> k;
+    k.reserve(h.ports.size());
+    for (const auto& p : h.ports) {
+      k.emplace_back(p.device, p.port, p.guid, p.infiniband);
+    }
+    std::sort(k.begin(), k.end());
+    return k;
+  };
+  return keys(a) == keys(b) && a.netdevs == b.netdevs;
+}
+
+}  // namespace
+
 void Collector::host(InventoryHost h)
 {
+  if (conflicted.count(h.host) > 0) {
+    problem(h.origin,
+            "host " + h.host + " is given again; it is left out (its inventories disagree)");
+    return;
+  }
   const auto it = out.hosts.find(h.host);
   if (it != out.hosts.end()) {
-    problem(h.origin, "host " + h.host + " is given twice, here and at " + it->second.origin +
-                          ": the first is kept");
+    if (same_inventory(it->second, h)) {
+      problem(h.origin, "host " + h.host + " is given twice, here and at " + it->second.origin +
+                            " (the same inventory): the first is kept");
+      return;
+    }
+    problem(h.origin, "host " + h.host + " is given twice with different ports, here and at " +
+                          it->second.origin +
+                          ": neither is kept (one of them is not the host: a cloned image, or "
+                          "a node description naming another host?)");
+    conflicted.insert(h.host);
+    out.hosts.erase(it);
     return;
   }
   auto name = h.host;

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -32,10 +33,15 @@ struct Collector {
   Inventories& out;
   const SourceLimits& limits;
   size_t dropped = 0;  // problems past limits.max_problems
+  // Hosts given twice with different inventories: neither is kept, nor any later one.
+  std::set<std::string> conflicted;
 
   // Adds a problem, or only counts it once max_problems are kept.
   void problem(std::string where, std::string message);
-  // Adds host unless the same host is there already: then a problem naming both places.
+  // Adds host unless the same host is there already: then a problem naming both places, and
+  // when the two inventories differ (a cloned image, a node description naming another host)
+  // the host is left out altogether, since either could be the forged one; its members are
+  // then missing.
   void host(InventoryHost host);
   // The count of problems left out, as one last problem located at where (at the end).
   void finish(const std::string& where);

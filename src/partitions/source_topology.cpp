@@ -15,6 +15,7 @@
 #include <ibsetup/hostlist.hpp>
 
 #include <map>
+#include <set>
 #include <vector>
 
 namespace ibsetup::partitions {
@@ -124,7 +125,9 @@ public:
   {
     flush();
     for (auto& entry : m_hosts) {
-      m_c.host(std::move(entry.second));
+      if (m_conflicted.count(entry.first) == 0) {
+        m_c.host(std::move(entry.second));
+      }
     }
     m_hosts.clear();
   }
@@ -225,8 +228,13 @@ private:
       h.origin = b.where;
     }
     if (m_devices.count({host, device}) > 0) {
+      // Two CA blocks for one HCA: ibnetdiscover lists each node once, so one of them names a
+      // host it is not (a cloned image, a forged description). Either could be the real one.
       m_c.problem(b.where, host + " " + device + " is given twice, here and at " +
-                               m_devices[{host, device}] + ": the first is kept");
+                               m_devices[{host, device}] + ": " + host +
+                               " is left out (one of them is not that host: a cloned image, "
+                               "or a node description naming another host?)");
+      m_conflicted.insert(host);
       return;
     }
     m_devices[{host, device}] = b.where;
@@ -240,6 +248,7 @@ private:
   std::optional<CaBlock> m_block;
   std::map<std::string, InventoryHost> m_hosts;
   std::map<std::pair<std::string, std::string>, std::string> m_devices;  // -> where
+  std::set<std::string> m_conflicted;  // hosts with an HCA given twice: left out
 };
 
 }  // namespace

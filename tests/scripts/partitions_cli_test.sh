@@ -46,6 +46,8 @@ partitions:
       limited: n-no-sm
 EOF
 
+cp "$dir/c.yaml" "$dir/c.orig.yaml"  # later cases edit c.yaml
+
 # run NAME ARGS...: exit code in $code, standard output in $dir/NAME.out, errors in .err.
 run() {
   local name=$1
@@ -233,6 +235,33 @@ expect "bad section: exit 3 with did-you-mean" \
 run nosrc partitions "$dir/declared.yaml" --inventories "$dir/nonexistent"
 expect "missing SRC: exit 3 (inventories.hpp: InputError), named" \
   "$code $(grep -c "cannot read $dir/nonexistent" "$dir/nosrc.err")" "3 1"
+
+# A second, different inventory for a host (a cloned image with the same host name, a node
+# reporting another's name) put before the real one, with a GUID no other host has: neither is
+# kept, so the host's members are missing and nothing is written; the forged GUID never
+# reaches partitions.conf (it used to be written as the host's, exit 0).
+no_sm_guid=$("$bin" inspect --json --sysfs-root "$fixtures/no-sm" |
+  grep -o '"port_guid":"[^"]*"' | head -1 | cut -d'"' -f4)
+forged_guid=0x0c42a103deadbeef
+{
+  inventory n-no-sm no-sm | sed "s/${no_sm_guid:-none}/$forged_guid/g"
+  cat "$dir/all.txt"
+} >"$dir/forged.txt"
+expect "forged: the forged line differs" "$(head -1 "$dir/forged.txt" | grep -c "$forged_guid")" 1
+run forged partitions "$dir/c.orig.yaml" --inventories "$dir/forged.txt" --output "$dir/forged.conf"
+expect "forged: exit 3, the host given twice named" \
+  "$code $(grep -c 'host n-no-sm is given twice with different ports' "$dir/forged.err")" "3 1"
+expect "forged: nothing written" "$([ -e "$dir/forged.conf" ] && echo written)" ""
+run forged-json partitions "$dir/c.orig.yaml" --inventories "$dir/forged.txt" --json
+expect "forged --json: not complete" \
+  "$code $(python3 -c 'import json,sys; print(json.load(sys.stdin)["complete"])' \
+    <"$dir/forged-json.out")" "3 False"
+run forged-allow partitions "$dir/c.orig.yaml" --inventories "$dir/forged.txt" --allow-missing
+expect "forged --allow-missing: n-no-sm listed missing, as a member under neither GUID" \
+  "$code $(grep -c '# missing: n-no-sm' "$dir/forged-allow.out")\
+ $(grep -cE '^ *0x[0-9a-f]+=.*# n-no-sm' "$dir/forged-allow.out")\
+ $(grep -c "$forged_guid" "$dir/forged-allow.out")\
+ $(grep -c "${no_sm_guid:-none}" "$dir/forged-allow.out")" "0 1 0 0 0"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

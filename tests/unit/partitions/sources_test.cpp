@@ -171,7 +171,8 @@ TEST(SourcesTest, BadJsonLinesAreLocatedProblems)
   EXPECT_NE(p.find("-:4: the inventory says host 'cn01', but it is given as cn07; left out"),
             std::string::npos)
       << p;
-  EXPECT_NE(p.find("-:5: host cn01 is given twice, here and at -:1: the first is kept"),
+  EXPECT_NE(p.find("-:5: host cn01 is given twice, here and at -:1 (the same inventory): the "
+                   "first is kept"),
             std::string::npos)
       << p;
   EXPECT_NE(p.find("-:6: not an inspect --json line: 'ssh: connect to host cn05"),
@@ -311,6 +312,28 @@ TEST(SourcesTest, BadFilesOfADirectory)
                 "cn04.json: is a FIFO, not a file; left out\n");
 }
 
+// A host given twice with different ports (a cloned image with a duplicate host name, a node
+// reporting another's name): either could be the impostor, so neither is kept, nor a third;
+// the same inventory twice (clush run twice) keeps the first.
+TEST(SourcesTest, AHostGivenTwiceWithDifferentPortsIsLeftOut)
+{
+  const std::string good = cn01_line();
+  std::string forged = good;
+  const std::string guid = "\"port_guid\":\"0x0c42a1030016e7e0\"";
+  const auto at = forged.find(guid);
+  ASSERT_NE(at, std::string::npos);
+  forged.replace(at, guid.size(), "\"port_guid\":\"0x0c42a103deadbeef\"");
+  const auto inv = parse_source_text("cn01: " + forged + "cn01: " + good + "cn01: " + good, "-");
+  EXPECT_EQ(inv.hosts.count("cn01"), 0U);
+  EXPECT_EQ(problems(inv),
+            "-:2: host cn01 is given twice with different ports, here and at -:1: neither is "
+            "kept (one of them is not the host: a cloned image, or a node description naming "
+            "another host?)\n"
+            "-:3: host cn01 is given again; it is left out (its inventories disagree)\n");
+  const auto twice = parse_source_text("cn01: " + good + "cn01: " + good, "-");
+  EXPECT_EQ(twice.hosts.count("cn01"), 1U);
+}
+
 TEST(SourcesTest, EmptyDirectoryIsAProblem)
 {
   test::TempDir tmp;
@@ -338,15 +361,17 @@ TEST(SourcesTest, BadTopologyBlocks)
       "Ca 1 \"cn03 mlx5_0 extra\"\n"  // 15
       "Ca 1 \"\x1b]0;evil\x07 mlx5_0\"\n";
   const auto inv = parse_source_text(text, "topo.txt");
-  ASSERT_EQ(inv.hosts.size(), 1U);
-  EXPECT_EQ(ports(inv.hosts.at("cn01")), "mlx5_0/1=0x0c42a1030016e7e0 ");
+  // cn01's mlx5_0 twice, with two GUIDs: either block could be the forged one, so cn01 is left
+  // out (its members are then missing) rather than the first kept.
+  EXPECT_EQ(inv.hosts.size(), 0U);
   EXPECT_EQ(
       problems(inv),
       "topo.txt:4: port 2 of 'cn01 mlx5_0' has no (PORTGUID): '[2] \\t\"S-b8599f0300c0a1b0\"[2]'\n"
       "topo.txt:5: 'xyz' is not a port GUID: '[3](xyz) \\t\"S-b8599f0300c0a1b0\"[3]'\n"
       "topo.txt:6: cannot read this port line (expected [N](PORTGUID)): '[x](c42a1030016e7e0)'\n"
       "topo.txt:8: cannot read this Ca line (expected Ca N \"NAME\"): 'cn02'\n"
-      "topo.txt:11: cn01 mlx5_0 is given twice, here and at topo.txt:2: the first is kept\n"
+      "topo.txt:11: cn01 mlx5_0 is given twice, here and at topo.txt:2: cn01 is left out (one "
+      "of them is not that host: a cloned image, or a node description naming another host?)\n"
       "topo.txt:13: node description 'cn03' is not \"HOST HCA\" (as rdma-ndd sets it); its "
       "ports (0x0c42a1030016e7f1) are left out\n"
       "topo.txt:15: node description 'cn03 mlx5_0 extra' is not \"HOST HCA\" (as rdma-ndd "
