@@ -143,11 +143,33 @@ std::string load_template(const std::string& name, const std::vector<TemplateDir
   throw EnvironmentError("template " + name + " not found (searched " + searched + ")");
 }
 
+// The suffixes of files initscripts (/etc/init.d/functions, is_ignored_file) and NetworkManager's
+// ifcfg-rh plugin pass over as backups: an ifcfg file so named is never read at boot.
+const char* ignored_suffix(const std::string& name)
+{
+  static const char* const k_ignored[] = {"~",        ".bak",     ".old", ".orig",   ".rpmnew",
+                                          ".rpmorig", ".rpmsave", ".rej", ".augnew", ".augtmp"};
+  for (const char* suffix : k_ignored) {
+    const size_t n = std::strlen(suffix);
+    if (name.size() > n && name.compare(name.size() - n, n, suffix) == 0) {
+      return suffix;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::vector<RenderedFile> render_ifcfg(const profile::ResolvedNode& node,
                                        const std::vector<TemplateDir>& template_dirs)
 {
+  for (const auto& i : node.interfaces) {
+    if (const char* suffix = ignored_suffix(i.name)) {
+      throw InputError("interface " + i.name + ": initscripts and NetworkManager ignore ifcfg " +
+                       "files whose names end in " + suffix + " (backups), so ifcfg-" + i.name +
+                       " would never be read at boot; rename the interface");
+    }
+  }
   const std::string base = load_template("ifcfg-ib", template_dirs);
   const std::string child = load_template("ifcfg-ib-child", template_dirs);
   std::vector<RenderedFile> out;

@@ -66,6 +66,28 @@ TEST(Render, IfcfgFromTemplates)
   expect_golden(files, k_golden / "ifcfg");
 }
 
+// initscripts and NetworkManager's ifcfg-rh pass over files that look like backups: an
+// interface whose ifcfg file would be one is refused, naming the suffix.
+TEST(Render, IfcfgNamesThatBootWouldIgnoreAreRefused)
+{
+  for (const char* name : {"ib0.bak", "ib0.old", "ib.rpmnew", "ib0.orig", "ib0.rpmsave"}) {
+    auto node = profile::resolve_node(lab(), "lab02");
+    node.interfaces[0].name = name;
+    try {
+      (void)render::render_ifcfg(node, {{IBSETUP_TEMPLATES, ""}});
+      ADD_FAILURE() << name << ": accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string::npos,
+                std::string(e.what()).find(std::string("interface ") + name +
+                                           ": initscripts and NetworkManager ignore ifcfg files"))
+          << e.what();
+    }
+  }
+  auto node = profile::resolve_node(lab(), "lab02");
+  node.interfaces[0].name = "ib0.bakery";  // only a suffix counts
+  EXPECT_EQ(3U, render::render_ifcfg(node, {{IBSETUP_TEMPLATES, ""}}).size());
+}
+
 TEST(Render, IfcfgTemplateOverrideTakesEffect)
 {
   test::TempDir dir;
