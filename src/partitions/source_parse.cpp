@@ -104,8 +104,9 @@ void Collector::problem(std::string where, std::string message)
 
 namespace {
 
-// The same ports (device, number, GUID, link layer) and netdev bindings, in any order.
-bool same_inventory(const InventoryHost& a, const InventoryHost& b)
+// The same ports (device, number, GUID, link layer), in any order, and no netdev bound to two
+// places: two clush runs of one host, before and after apply made its P_Key children, agree.
+bool same_host_inventory(const InventoryHost& a, const InventoryHost& b)
 {
   using Key = std::tuple<std::string, int, std::string, bool>;
   const auto keys = [](const InventoryHost& h) {
@@ -117,7 +118,13 @@ bool same_inventory(const InventoryHost& a, const InventoryHost& b)
     std::sort(k.begin(), k.end());
     return k;
   };
-  return keys(a) == keys(b) && a.netdevs == b.netdevs;
+  if (keys(a) != keys(b)) {
+    return false;
+  }
+  return std::all_of(b.netdevs.begin(), b.netdevs.end(), [&](const auto& n) {
+    const auto it = a.netdevs.find(n.first);
+    return it == a.netdevs.end() || it->second == n.second;
+  });
 }
 
 }  // namespace
@@ -131,12 +138,15 @@ void Collector::host(InventoryHost h)
   }
   const auto it = out.hosts.find(h.host);
   if (it != out.hosts.end()) {
-    if (same_inventory(it->second, h)) {
+    if (same_host_inventory(it->second, h)) {
       problem(h.origin, "host " + h.host + " is given twice, here and at " + it->second.origin +
-                            " (the same inventory): the first is kept");
+                            " (the same ports): the first is kept");
+      it->second.netdevs.insert(h.netdevs.begin(), h.netdevs.end());  // adds only new names
       return;
     }
-    problem(h.origin, "host " + h.host + " is given twice with different ports, here and at " +
+    problem(h.origin, "host " + h.host +
+                          " is given twice with different ports or interface bindings, here and "
+                          "at " +
                           it->second.origin +
                           ": neither is kept (one of them is not the host: a cloned image, or "
                           "a node description naming another host?)");

@@ -71,8 +71,9 @@ struct MadeDir {
 
 // Opens (creating when missing, if create) each directory of rel_dir below root with
 // O_NOFOLLOW. Without create, a missing directory gives an invalid Fd. verb ("write",
-// "read") says in messages what was refused. Directories it creates are 0755 whatever the
-// umask (an image's /etc must stay readable), and are added to `made` when given.
+// "read") says in messages what was refused. Directories it creates are set to 0755 whatever
+// the umask (an image's /etc must stay readable; only a umask that denies their owner reading
+// stops a run that is not root's from opening them), and are added to `made` when given.
 Fd open_dirs(const std::string& root, const std::string& rel_dir, bool create = true,
              const char* verb = "write", std::vector<MadeDir>* made = nullptr)
 {
@@ -102,6 +103,10 @@ Fd open_dirs(const std::string& root, const std::string& rel_dir, bool create = 
       if (!created && errno != EEXIST) {
         fail("cannot create " + walked);
       }
+      if (created && made != nullptr) {
+        // Recorded at once: a failure to open or chmod it below must take it away too.
+        made->push_back({Fd(fcntl(dir.get(), F_DUPFD_CLOEXEC, 0)), part});
+      }
     }
     Fd next(openat(dir.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (next.get() < 0 && !create && errno == ENOENT) {
@@ -114,13 +119,8 @@ Fd open_dirs(const std::string& root, const std::string& rel_dir, bool create = 
       }
       fail("cannot open " + walked);
     }
-    if (created) {
-      if (fchmod(next.get(), 0755) != 0) {
-        fail("cannot set the mode of " + walked);
-      }
-      if (made != nullptr) {
-        made->push_back({Fd(dup(dir.get())), part});
-      }
+    if (created && fchmod(next.get(), 0755) != 0) {
+      fail("cannot set the mode of " + walked);
     }
     dir = std::move(next);
   }

@@ -143,7 +143,7 @@ std::string load_template(const std::string& name, const std::vector<TemplateDir
   throw EnvironmentError("template " + name + " not found (searched " + searched + ")");
 }
 
-// The suffixes of files initscripts (/etc/init.d/functions, is_ignored_file) and NetworkManager's
+// The suffixes of files initscripts (/etc/init.d/functions, is_ignored_file) or NetworkManager's
 // ifcfg-rh plugin pass over as backups: an ifcfg file so named is never read at boot.
 const char* ignored_suffix(const std::string& name)
 {
@@ -165,7 +165,7 @@ std::vector<RenderedFile> render_ifcfg(const profile::ResolvedNode& node,
 {
   for (const auto& i : node.interfaces) {
     if (const char* suffix = ignored_suffix(i.name)) {
-      throw InputError("interface " + i.name + ": initscripts and NetworkManager ignore ifcfg " +
+      throw InputError("interface " + i.name + ": initscripts or NetworkManager skip ifcfg " +
                        "files whose names end in " + suffix + " (backups), so ifcfg-" + i.name +
                        " would never be read at boot; rename the interface");
     }

@@ -250,7 +250,7 @@ forged_guid=0x0c42a103deadbeef
 expect "forged: the forged line differs" "$(head -1 "$dir/forged.txt" | grep -c "$forged_guid")" 1
 run forged partitions "$dir/c.orig.yaml" --inventories "$dir/forged.txt" --output "$dir/forged.conf"
 expect "forged: exit 3, the host given twice named" \
-  "$code $(grep -c 'host n-no-sm is given twice with different ports' "$dir/forged.err")" "3 1"
+  "$code $(grep -c 'host n-no-sm is given twice with different ports or interface bindings' "$dir/forged.err")" "3 1"
 expect "forged: nothing written" "$([ -e "$dir/forged.conf" ] && echo written)" ""
 run forged-json partitions "$dir/c.orig.yaml" --inventories "$dir/forged.txt" --json
 expect "forged --json: not complete" \

@@ -171,8 +171,8 @@ TEST(SourcesTest, BadJsonLinesAreLocatedProblems)
   EXPECT_NE(p.find("-:4: the inventory says host 'cn01', but it is given as cn07; left out"),
             std::string::npos)
       << p;
-  EXPECT_NE(p.find("-:5: host cn01 is given twice, here and at -:1 (the same inventory): the "
-                   "first is kept"),
+  EXPECT_NE(p.find("-:5: host cn01 is given twice, here and at -:1 (the same ports): the first "
+                   "is kept"),
             std::string::npos)
       << p;
   EXPECT_NE(p.find("-:6: not an inspect --json line: 'ssh: connect to host cn05"),
@@ -326,12 +326,39 @@ TEST(SourcesTest, AHostGivenTwiceWithDifferentPortsIsLeftOut)
   const auto inv = parse_source_text("cn01: " + forged + "cn01: " + good + "cn01: " + good, "-");
   EXPECT_EQ(inv.hosts.count("cn01"), 0U);
   EXPECT_EQ(problems(inv),
-            "-:2: host cn01 is given twice with different ports, here and at -:1: neither is "
-            "kept (one of them is not the host: a cloned image, or a node description naming "
-            "another host?)\n"
+            "-:2: host cn01 is given twice with different ports or interface bindings, here "
+            "and at -:1: neither is kept (one of them is not the host: a cloned image, or a node "
+            "description naming another host?)\n"
             "-:3: host cn01 is given again; it is left out (its inventories disagree)\n");
   const auto twice = parse_source_text("cn01: " + good + "cn01: " + good, "-");
   EXPECT_EQ(twice.hosts.count("cn01"), 1U);
+  // Before and after apply made a P_Key child: the same ports, one netdev more; kept, with it.
+  std::string after = good;
+  const std::string netdevs = "\"netdevs\":[";
+  const auto n = after.find(netdevs);
+  ASSERT_NE(n, std::string::npos);
+  after.insert(n + netdevs.size(),
+               "{\"name\":\"ib0.8001\",\"ipoib\":true,\"device\":\"mlx5_0\",\"port\":1,"
+               "\"mode\":\"datagram\",\"pkey\":\"0x8001\",\"parent\":\"ib0\",\"umcast\":false,"
+               "\"mtu\":2044,\"operstate\":\"up\",\"admin_up\":true,\"carrier\":true,"
+               "\"addresses\":[]},");
+  const auto grown = parse_source_text("cn01: " + good + "cn01: " + after, "-");
+  ASSERT_EQ(grown.hosts.count("cn01"), 1U) << problems(grown);
+  EXPECT_EQ(grown.hosts.at("cn01").netdevs.count("ib0.8001"), 1U);
+  // A netdev both name, bound to two ports: a conflict.
+  std::string moved = good;
+  const auto ib0 = moved.find("\"name\":\"ib0\"");
+  ASSERT_NE(ib0, std::string::npos);
+  const std::string on0 = "\"device\":\"mlx5_0\"";
+  const auto dev = moved.find(on0, ib0);
+  ASSERT_NE(dev, std::string::npos);
+  moved.replace(dev, on0.size(), "\"device\":\"mlx5_1\"");
+  const auto split = parse_source_text("cn01: " + good + "cn01: " + moved, "-");
+  EXPECT_EQ(split.hosts.count("cn01"), 0U);
+  EXPECT_NE(problems(split).find("-:2: host cn01 is given twice with different ports or interface "
+                                 "bindings"),
+            std::string::npos)
+      << problems(split);
 }
 
 TEST(SourcesTest, EmptyDirectoryIsAProblem)

@@ -79,7 +79,7 @@ TEST(Render, IfcfgNamesThatBootWouldIgnoreAreRefused)
     } catch (const InputError& e) {
       EXPECT_NE(std::string::npos,
                 std::string(e.what()).find(std::string("interface ") + name +
-                                           ": initscripts and NetworkManager ignore ifcfg files"))
+                                           ": initscripts or NetworkManager skip ifcfg files"))
           << e.what();
     }
   }
