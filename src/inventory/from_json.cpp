@@ -6,6 +6,8 @@
 #include <ibsetup/inventory.hpp>
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -75,36 +77,36 @@ Port port_from(const json::View& j, std::vector<std::string>& warnings)
 // this is refused, naming the place.
 void check_references(const Host& h)
 {
+  // Sets, not pairwise loops: a 16 MiB inventory may list hundreds of thousands of entries.
+  std::map<std::string, size_t> devices;
   for (size_t i = 0; i < h.devices.size(); ++i) {
     const auto& d = h.devices[i];
     const std::string at = "devices[" + std::to_string(i) + "]";
-    for (size_t k = 0; k < i; ++k) {
-      if (h.devices[k].name == d.name) {
-        throw InputError(at + ".name: " + d.name + " is listed twice (devices[" +
-                         std::to_string(k) + "])");
-      }
+    const auto [first, added] = devices.emplace(d.name, i);
+    if (!added) {
+      throw InputError(at + ".name: " + d.name + " is listed twice (devices[" +
+                       std::to_string(first->second) + "])");
     }
+    std::set<int> ports;
     for (size_t p = 0; p < d.ports.size(); ++p) {
       if (d.ports[p].port == 0 && (!d.node_type || *d.node_type != "switch")) {
         throw InputError(at + ".ports[" + std::to_string(p) + "].port: 0 is a switch's port, and " +
                          d.name + " is not a switch");
       }
-      for (size_t k = 0; k < p; ++k) {
-        if (d.ports[k].port == d.ports[p].port) {
-          throw InputError(at + ".ports[" + std::to_string(p) + "].port: " + d.name + " port " +
-                           std::to_string(d.ports[p].port) + " is listed twice");
-        }
+      if (!ports.insert(d.ports[p].port).second) {
+        throw InputError(at + ".ports[" + std::to_string(p) + "].port: " + d.name + " port " +
+                         std::to_string(d.ports[p].port) + " is listed twice");
       }
     }
   }
+  std::map<std::string, size_t> netdevs;
   for (size_t i = 0; i < h.netdevs.size(); ++i) {
     const auto& n = h.netdevs[i];
     const std::string at = "netdevs[" + std::to_string(i) + "]";
-    for (size_t k = 0; k < i; ++k) {
-      if (h.netdevs[k].name == n.name) {
-        throw InputError(at + ".name: " + n.name + " is listed twice (netdevs[" +
-                         std::to_string(k) + "])");
-      }
+    const auto [first, added] = netdevs.emplace(n.name, i);
+    if (!added) {
+      throw InputError(at + ".name: " + n.name + " is listed twice (netdevs[" +
+                       std::to_string(first->second) + "])");
     }
     if (!n.device && !n.port) {
       continue;
@@ -113,13 +115,13 @@ void check_references(const Host& h)
       throw InputError(at + ": " + n.name + " has " +
                        (n.device ? "a device but no port" : "a port but no device"));
     }
-    const auto dev = std::find_if(h.devices.begin(), h.devices.end(),
-                                  [&](const Device& d) { return d.name == *n.device; });
-    if (dev == h.devices.end()) {
+    const auto dev = devices.find(*n.device);
+    if (dev == devices.end()) {
       throw InputError(at + ".device: " + n.name + " is on " + *n.device +
                        ", which the inventory does not list");
     }
-    if (std::none_of(dev->ports.begin(), dev->ports.end(),
+    const auto& ports = h.devices[dev->second].ports;
+    if (std::none_of(ports.begin(), ports.end(),
                      [&](const Port& p) { return p.port == *n.port; })) {
       throw InputError(at + ".port: " + n.name + " is on " + *n.device + " port " +
                        std::to_string(*n.port) + ", which the inventory does not list");
