@@ -72,6 +72,17 @@ Port port_from(const json::View& j, std::vector<std::string>& warnings)
   return p;
 }
 
+// Records that list[i] is named name, refusing a second entry of the same name.
+void name_once(std::map<std::string, size_t>& seen, const char* list, size_t i,
+               const std::string& name)
+{
+  const auto [first, added] = seen.emplace(name, i);
+  if (!added) {
+    throw InputError(std::string(list) + "[" + std::to_string(i) + "].name: " + name +
+                     " is listed twice (" + list + "[" + std::to_string(first->second) + "])");
+  }
+}
+
 // What inspect itself never writes and the planner and checks rely on: names given once, and a
 // netdev bound only to a port its HCA lists. A hand-edited or foreign inventory that breaks
 // this is refused, naming the place.
@@ -82,11 +93,7 @@ void check_references(const Host& h)
   for (size_t i = 0; i < h.devices.size(); ++i) {
     const auto& d = h.devices[i];
     const std::string at = "devices[" + std::to_string(i) + "]";
-    const auto [first, added] = devices.emplace(d.name, i);
-    if (!added) {
-      throw InputError(at + ".name: " + d.name + " is listed twice (devices[" +
-                       std::to_string(first->second) + "])");
-    }
+    name_once(devices, "devices", i, d.name);
     std::set<int> ports;
     for (size_t p = 0; p < d.ports.size(); ++p) {
       if (d.ports[p].port == 0 && (!d.node_type || *d.node_type != "switch")) {
@@ -103,11 +110,7 @@ void check_references(const Host& h)
   for (size_t i = 0; i < h.netdevs.size(); ++i) {
     const auto& n = h.netdevs[i];
     const std::string at = "netdevs[" + std::to_string(i) + "]";
-    const auto [first, added] = netdevs.emplace(n.name, i);
-    if (!added) {
-      throw InputError(at + ".name: " + n.name + " is listed twice (netdevs[" +
-                       std::to_string(first->second) + "])");
-    }
+    name_once(netdevs, "netdevs", i, n.name);
     if (!n.device && !n.port) {
       continue;
     }

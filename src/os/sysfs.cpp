@@ -391,12 +391,10 @@ std::optional<std::string> SysfsReader::link_name(const std::string& rel) const
   }
   const std::string name = rel.substr(slash + 1);
   const Entry entry = entry_in(*dir, name, *dir + (dir->empty() ? "" : "/") + name);
-  char target[4096];
-  const ssize_t n = readlinkat(entry.dir, entry.name.c_str(), target, sizeof target - 1);
-  if (n <= 0) {
+  const std::string t = link_target(entry.dir, entry.name.c_str());
+  if (t.empty()) {
     return std::nullopt;
   }
-  std::string t(target, static_cast<size_t>(n));
   return t.substr(t.rfind('/') + 1);
 }
 
