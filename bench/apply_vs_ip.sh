@@ -21,9 +21,11 @@ cd "$(dirname "$0")/.."
 runs=${1:-$bench_default_runs}
 bench_require_root apply_vs_ip.sh
 bench_require_built
+bench_installed apply_vs_ip.sh "$@"
 ns="ibbench$$"
 work=$(mktemp -d)
 trap 'ip netns del "$ns" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'exit 1' HUP INT PIPE TERM # a fatal signal still runs the EXIT trap
 export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/no-such-bus"
 n=64
 

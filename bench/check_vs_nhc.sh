@@ -24,6 +24,7 @@ cd "$(dirname "$0")/.."
 runs=${1:-$bench_default_runs}
 bench_require_root check_vs_nhc.sh
 bench_require_built
+bench_installed check_vs_nhc.sh "$@"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The bench profile leaves addresses out: the namespace has no IPoIB netdevs to hold them.

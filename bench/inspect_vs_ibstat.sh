@@ -18,6 +18,7 @@ cd "$(dirname "$0")/.."
 runs=${1:-$bench_default_runs}
 bench_require_root inspect_vs_ibstat.sh
 bench_require_built
+bench_installed inspect_vs_ibstat.sh "$@"
 work=$(mktemp -d)
 spinner=
 stop_spinner() {
@@ -28,6 +29,7 @@ stop_spinner() {
   fi
 }
 trap 'stop_spinner; rm -rf "$work"' EXIT
+trap 'exit 1' HUP INT PIPE TERM # a fatal signal still runs the EXIT trap
 python3 tests/fixtures/sysfs/make_fixtures.py --bench "$work/sys" 8
 cp -a "$work/sys" "$work/sys-nonet"
 find "$work/sys-nonet/class/net" -mindepth 1 -delete

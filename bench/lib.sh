@@ -20,6 +20,39 @@ bench_require_built() {
   done
 }
 
+# bench_installed BENCH [ARG...]: runs bench/BENCH again as a package installs ibsetup and
+# returns only in that run, with bench_ibsetup set to the installed program. The build tree's
+# program finds libibsetup through its RUNPATH, which costs a dozen failed opens at every start
+# (glibc-hwcaps and tls directories, and the system libraries looked for in build/src first);
+# an installed one has no RUNPATH and finds the library through /etc/ld.so.cache, as ibstat finds
+# libibumad. So the build is installed with DESTDIR into a temporary directory, and the bench
+# runs in a private mount namespace where a cache that also lists that directory is bound over
+# /etc/ld.so.cache: nothing outside the namespace changes. With IBSETUP=PATH (A/B runs), PATH is
+# measured as it is. Needs root.
+bench_installed() {
+  local bench=$1 lib rc=0
+  shift
+  if [ -n "${bench_installed_dir:-}" ]; then
+    bench_ibsetup=$(find "$bench_installed_dir/root" -path '*/sbin/ibsetup' -type f -print -quit)
+    echo "ibsetup: installed (DESTDIR) as $bench_ibsetup, libibsetup through ld.so.cache"
+    return 0
+  fi
+  [ -z "${IBSETUP:-}" ] || return 0
+  bench_installed_tmp=$(mktemp -d)
+  trap 'rm -rf "$bench_installed_tmp"' EXIT
+  trap 'exit 1' HUP INT PIPE TERM
+  local dir=$bench_installed_tmp
+  DESTDIR=$dir/root cmake --install build >/dev/null
+  lib=$(find "$dir/root" -name libibsetup.so.1 -print -quit)
+  printf 'include /etc/ld.so.conf.d/*.conf\n%s\n' "$(dirname "$lib")" >"$dir/ld.so.conf"
+  # -X: no links made or changed in any directory (ldconfig would otherwise touch the system's).
+  ldconfig -X -C "$dir/ld.so.cache" -f "$dir/ld.so.conf"
+  # shellcheck disable=SC2016 # expanded by the inner bash, from its own arguments
+  unshare -m bash -c 'mount --bind "$1" /etc/ld.so.cache && shift && exec "$@"' bench-installed \
+    "$dir/ld.so.cache" env bench_installed_dir="$dir" bash "$(pwd)/bench/$bench" "$@" || rc=$?
+  exit "$rc"
+}
+
 bench_require_root() {
   [ "$(id -u)" = 0 ] || {
     echo "bench: $1 needs root (namespaces)" >&2

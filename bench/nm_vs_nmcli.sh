@@ -20,6 +20,7 @@ bench_require_built
 . tests/nm/nm_harness.sh
 work=$(mktemp -d)
 trap 'nm_stop; rm -rf "$work"' EXIT
+trap 'exit 1' HUP INT PIPE TERM # a fatal signal still runs the EXIT trap
 n=32
 
 {

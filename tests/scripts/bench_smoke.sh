@@ -1,6 +1,7 @@
 #!/bin/bash
 # The benches still run: each of apply_vs_ip, inspect_vs_ibstat, check_vs_nhc and
-# profile_validate with two runs, from the source tree's build (bench/lib.sh), must exit 0 and
+# profile_validate with two runs, from the source tree's build (bench/lib.sh; the first three
+# install it into a temporary directory and measure that), must exit 0 and
 # end with its table rows, each judged or context, none "failed", each judged one with its
 # rounds (bench/lib.sh's bench_compare, from the timer's --samples). A bench is not a test of
 # speed (nothing here looks at a time); this catches a bench broken by a change elsewhere, as
@@ -55,6 +56,14 @@ for want in "apply_vs_ip.sh:<= 1.3" "apply_vs_ip.sh:<= 1.5" "inspect_vs_ibstat.s
   f=${want%%:*}
   grep "^row|" "$out/$f.out" | grep -qF "${want#*:}" || {
     echo "FAIL: bench/$f has no row with target '${want#*:}'"
+    fail=1
+  }
+done
+# These three measure ibsetup as a package installs it (bench/lib.sh's bench_installed), not the
+# build tree's program with its RUNPATH.
+for f in apply_vs_ip.sh inspect_vs_ibstat.sh check_vs_nhc.sh; do
+  grep -q '^ibsetup: installed (DESTDIR) as .*/sbin/ibsetup' "$out/$f.out" || {
+    echo "FAIL: bench/$f did not measure an installed ibsetup"
     fail=1
   }
 done
