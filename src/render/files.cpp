@@ -378,6 +378,9 @@ WriteResult write_file(const std::string& root, const RenderedFile& file)
 std::vector<WriteResult> write_all(const std::string& root, const std::vector<RenderedFile>& files)
 {
   // Every refusal (a foreign file, a symlink, a FIFO on the way) before anything is created.
+  // Staging rolls back as well, but only after directories and temporary files have existed
+  // where NetworkManager's keyfile monitor (or anyone listing the directory) could see them;
+  // the price of this pass is reading each existing file twice (keyfiles are a few KB).
   for (const auto& f : files) {
     check_file(root, f);
   }
