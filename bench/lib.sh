@@ -34,6 +34,10 @@ bench_installed() {
   shift
   if [ -n "${bench_installed_dir:-}" ]; then
     bench_ibsetup=$(find "$bench_installed_dir/root" -path '*/sbin/ibsetup' -type f -print -quit)
+    [ -x "$bench_ibsetup" ] || {
+      echo "bench: cmake --install put no sbin/ibsetup under $bench_installed_dir/root" >&2
+      exit 1
+    }
     echo "ibsetup: installed (DESTDIR) as $bench_ibsetup, libibsetup through ld.so.cache"
     return 0
   fi
@@ -44,6 +48,10 @@ bench_installed() {
   local dir=$bench_installed_tmp
   DESTDIR=$dir/root cmake --install build >/dev/null
   lib=$(find "$dir/root" -name libibsetup.so.1 -print -quit)
+  [ -n "$lib" ] || {
+    echo "bench: cmake --install put no libibsetup.so.1 under $dir/root" >&2
+    exit 1
+  }
   printf 'include /etc/ld.so.conf.d/*.conf\n%s\n' "$(dirname "$lib")" >"$dir/ld.so.conf"
   # -X: no links made or changed in any directory (ldconfig would otherwise touch the system's).
   ldconfig -X -C "$dir/ld.so.cache" -f "$dir/ld.so.conf"
