@@ -139,7 +139,7 @@ struct CheckOptions {
 // The verdict and what came with it.
 struct CheckOutcome {
   Report report;
-  std::vector<Diagnostic> warnings;  // the profile's
+  std::vector<Diagnostic> warnings;  // the profile's, then --inventory's (another host)
   bool timed_out = false;            // report is the single "timeout" failure
   std::optional<SlurmOutcome> slurm;
   // Appended for the metrics (#18; the soname moved to 1 for it): what outcome_to_metrics

@@ -8,6 +8,7 @@
 #include "check/mpi.hpp"
 #include "check/slurm.hpp"
 #include "inventory/inspect_scope.hpp"
+#include "os/hostname.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -49,10 +50,35 @@ inventory::Host read_saved(const std::string& path)
   }
 }
 
+// A saved inventory is judged as the node being checked (--node, else this machine's name),
+// whatever host it names: an inventory inspected from a captured tree names the machine that
+// read the tree. When the two differ, the caller hears it, so that checking cn02's file as
+// cn01 (or on cn01 without --node) does not pass or fail silently on the wrong machine's data.
+void warn_other_host(const CheckOptions& options, const std::string& taken_on,
+                     const std::string& node, std::vector<Diagnostic>& warnings)
+{
+  if (taken_on.empty() || os::short_name(taken_on) == os::short_name(node)) {
+    return;
+  }
+  // A host name is at most 64 bytes (HOST_NAME_MAX); the file's may be anything up to 16 MiB.
+  constexpr size_t k_shown = 64;
+  const std::string shown =
+      taken_on.size() > k_shown ? taken_on.substr(0, k_shown) + "..." : taken_on;
+  const std::string named_by =
+      options.node.empty() ? ", this machine's name (--node chooses)" : " (--node)";
+  warnings.push_back({Severity::warning,
+                      options.inventory_file,
+                      {},
+                      "host",
+                      "the inventory was taken on '" + shown + "'; it is judged as node '" + node +
+                          "'" + named_by});
+}
+
 // What every command observes of a node (inventory::inspect_node), a saved inventory, or
 // what a test substitutes.
 inventory::Host observe(const CheckOptions& options, const CheckHooks& hooks,
-                        const profile::ResolvedNode& node, bool counters)
+                        const profile::ResolvedNode& node, bool counters,
+                        std::vector<Diagnostic>& warnings)
 {
   if (!hooks.observe && options.inventory_file.empty()) {
     return inventory::inspect_node(node, options.sysfs_root, counters,
@@ -67,6 +93,7 @@ inventory::Host observe(const CheckOptions& options, const CheckHooks& hooks,
     host = hooks.observe(node, o);
   } else {
     host = read_saved(options.inventory_file);
+    warn_other_host(options, host.host, node.host, warnings);
   }
   host.host = node.host;
   return host;
@@ -122,10 +149,11 @@ std::vector<std::pair<std::string, int>> declared_ports(const profile::ResolvedN
 
 // The checks after the profile is loaded; false when the budget ran out between two steps.
 bool judge(const CheckOptions& options, const CheckHooks& hooks, const profile::ResolvedNode& node,
-           const Budget& budget, Report& report, std::optional<inventory::Host>& seen)
+           const Budget& budget, Report& report, std::optional<inventory::Host>& seen,
+           std::vector<Diagnostic>& warnings)
 {
   const bool counters = options.counters || !node.checks.counter_max.empty();
-  const auto& host = seen.emplace(observe(options, hooks, node, counters));
+  const auto& host = seen.emplace(observe(options, hooks, node, counters, warnings));
   if (budget.spent()) {
     return false;
   }
@@ -310,7 +338,7 @@ CheckOutcome run_check(const CheckOptions& options, const CheckHooks& hooks)
     hooks.loaded();
   }
   out.report.host = node.host;
-  if (budget.spent() || !judge(options, hooks, node, budget, out.report, out.host)) {
+  if (budget.spent() || !judge(options, hooks, node, budget, out.report, out.host, out.warnings)) {
     out.report = timeout_report(node.host, options.timeout_s, true);
     out.timed_out = true;
     out.host.reset();

@@ -161,7 +161,8 @@ CheckCommands::CheckCommands(CLI::App& app)
   m_check->add_option("--scontrol", m_scontrol, "The scontrol to run (default: scontrol)");
   m_check->add_flag("--counters", m_counters,
                     "Read port error counters (automatic when the profile sets thresholds)");
-  m_check->add_flag("-q,--quiet", m_quiet, "Do not print the profile's warnings");
+  m_check->add_flag("-q,--quiet", m_quiet,
+                    "Do not print the profile's warnings, nor --inventory's host warning");
   m_check->add_option("--textfile-dir", m_textfile_dir,
                       "Also write the metrics (openmetrics) to DIR/ibsetup.prom, atomically, "
                       "for node_exporter's textfile collector");

@@ -210,6 +210,56 @@ TEST(RunCheck, SavedInventorySkipsTheAbiFiles)
   EXPECT_THROW(check::run_check(o), EnvironmentError);
 }
 
+// A saved inventory is judged as the node checked, whatever host it names; when that is
+// another machine the outcome says so, once, naming the file, with the name escaped and cut.
+TEST(RunCheck, SavedInventoryOfAnotherHostIsJudgedWithAWarning)
+{
+  test::TempDir tmp;
+  inventory::Options io;
+  io.sysfs_root = k_healthy;
+  io.netdev_names = {"ib0", "ib1"};
+  auto host = inventory::inspect(io);
+  const std::string saved = (tmp.path() / "inventory.json").string();
+  auto o = healthy_options();
+  o.inventory_file = saved;
+  const auto run_as = [&](const std::string& taken_on) {
+    host.host = taken_on;
+    std::ofstream(saved, std::ios::trunc) << inventory::host_to_json(host);
+    return check::run_check(o);
+  };
+  for (const std::string same : {"hdr01", "hdr01.cluster.example", ""}) {
+    const auto out = run_as(same);
+    EXPECT_TRUE(out.report.ok()) << check::report_to_text(out.report);
+    EXPECT_TRUE(out.warnings.empty()) << same << ": " << out.warnings[0].format();
+  }
+  auto out = run_as("cn02");
+  EXPECT_TRUE(out.report.ok()) << check::report_to_text(out.report);
+  EXPECT_EQ(out.report.host, "hdr01");
+  ASSERT_EQ(out.warnings.size(), 1U);
+  EXPECT_EQ(out.warnings[0].format(),
+            saved +
+                ": warning: host: the inventory was taken on 'cn02'; it is judged as node "
+                "'hdr01' (--node)");
+  // Without --node the name came from this machine (as the front end resolves it).
+  o.node.clear();
+  check::CheckHooks hooks;
+  hooks.resolve = [](const profile::Profile& p) { return profile::resolve_node(p, "hdr01"); };
+  out = check::run_check(o, hooks);
+  ASSERT_EQ(out.warnings.size(), 1U);
+  EXPECT_NE(
+      out.warnings[0].format().find("judged as node 'hdr01', this machine's name (--node chooses)"),
+      std::string::npos)
+      << out.warnings[0].format();
+  o.node = "hdr01";
+  out = run_as("\x1b]0;pwned\x07" + std::string(200, 'x'));
+  ASSERT_EQ(out.warnings.size(), 1U);
+  const std::string line = out.warnings[0].format();
+  EXPECT_EQ(line.find('\x1b'), std::string::npos) << line;
+  EXPECT_EQ(line.find('\x07'), std::string::npos) << line;
+  EXPECT_NE(line.find(std::string(54, 'x') + "...'"), std::string::npos) << line;
+  EXPECT_EQ(line.find(std::string(55, 'x')), std::string::npos) << line;
+}
+
 TEST(RunCheck, ProfileWarningsAreInTheOutcome)
 {
   test::TempDir tmp;
