@@ -32,7 +32,9 @@ struct HostRecord {
   Outcome outcome() const;
 };
 
-// The input, by host. Lines that name no host (e.g. stderr of `clush -N`) are kept apart.
+// The input, by host. A host counts by its short name: "cn001.site: {...}" (clush prints the
+// names of its groups as written) is cn001's line; an IPv4 address is kept whole. Lines that
+// name no host (e.g. stderr of `clush -N`) are kept apart.
 struct FleetInput {
   std::map<std::string, HostRecord> hosts;
   std::vector<std::string> unattributed;
@@ -98,8 +100,8 @@ struct FleetSummary {
   bool ok() const;
 };
 
-// Sums up the input. expected lists the hosts that should have answered; empty means the
-// hosts present in the input.
+// Sums up the input. expected lists the hosts that should have answered, each counted by its
+// short name; empty means the hosts present in the input.
 FleetSummary summarize_fleet(const FleetInput& input, const std::vector<std::string>& expected);
 
 // The summary for people: failure groups, problems, firmware and rates, and a last line

@@ -3,10 +3,14 @@
 #include "common/json_read.hpp"
 #include "common/strings.hpp"
 #include "common/json.hpp"
+#include "os/hostname.hpp"
 
 #include <ibsetup/error.hpp>
 #include <ibsetup/fleet.hpp>
 #include <ibsetup/hostlist.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <algorithm>
 #include <set>
@@ -125,12 +129,22 @@ size_t cost(const Report& report)
   return n;
 }
 
+// A host counts by its short name, as the profile, Slurm and partitions name it: clush prints
+// the names of its groups as they are written, often in full (cn001.site). An IPv4 address
+// (pdsh -w 10.1.0.[1-64]) is kept whole.
+std::string counted_name(const std::string& host)
+{
+  in_addr address{};
+  return inet_pton(AF_INET, host.c_str(), &address) == 1 ? host : os::short_name(host);
+}
+
 HostRecord& record_of(FleetInput& input, const std::string& host)
 {
-  const auto [it, added] = input.hosts.try_emplace(host);
+  const std::string name = counted_name(host);
+  const auto [it, added] = input.hosts.try_emplace(name);
   if (added) {
-    it->second.host = host;
-    input.kept_bytes += sizeof(HostRecord) + 2 * cost(host) + 64;  // 64: the map's node
+    it->second.host = name;
+    input.kept_bytes += sizeof(HostRecord) + 2 * cost(name) + 64;  // 64: the map's node
   }
   return it->second;
 }
@@ -364,7 +378,10 @@ FleetSummary summarize_fleet(const FleetInput& input, const std::vector<std::str
 {
   FleetSummary s;
   s.expectation = !expected.empty();
-  std::set<std::string> expected_set(expected.begin(), expected.end());
+  std::set<std::string> expected_set;
+  for (const auto& name : expected) {
+    expected_set.insert(counted_name(name));  // as the input's hosts (record_of)
+  }
   if (!s.expectation) {
     for (const auto& entry : input.hosts) {
       expected_set.insert(entry.first);

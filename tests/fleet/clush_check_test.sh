@@ -46,5 +46,20 @@ expect "healthy part of the fleet: exit 0" "$?" 0
 expect "healthy part of the fleet: summary" "$(tail -1 "$tmp/ok")" \
   "fleet: ok: 4 hosts: 4 passed, 0 failed, 0 invalid output, 0 did not answer"
 
+# clush prints the names its group gives, here in full: they count by their short names,
+# which --expect and the profile use.
+cat >"$tmp/short.sh" <<SCRIPT
+#!/bin/sh
+exec "$bin" check "$here/check_cluster.yaml" --json --node "\${1%%.*}" \\
+  --sysfs-root "$tmp/\${1%%.*}" --no-peers
+SCRIPT
+chmod +x "$tmp/short.sh"
+clush -R exec -w 'node[01-04].site' "$tmp/short.sh" %h </dev/null >"$tmp/full.in" 2>&1
+expect "full names: clush prefixed them" "$(grep -c '^node0[1-4]\.site: {"host":"node0[1-4]"' "$tmp/full.in")" 4
+"$bin" report --expect 'node[01-04]' "$tmp/full.in" >"$tmp/full"
+expect "full names: exit 0" "$?" 0
+expect "full names: summary" "$(tail -1 "$tmp/full")" \
+  "fleet: ok: 4 hosts: 4 passed, 0 failed, 0 invalid output, 0 did not answer"
+
 echo "clush check: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -271,6 +271,32 @@ TEST(FleetSummary, ExpectedHostsThatDidNotAnswer)
   EXPECT_FALSE(summarize_fleet(FleetInput{}, {}).ok());  // nothing read is not a pass
 }
 
+// clush prints the names of its groups as written, often in full; the profile, Slurm and
+// --expect name hosts short. A full name counts by its short name on both sides (one host,
+// whose later result wins), an IPv4 address as a whole.
+TEST(FleetSummary, FullNamesCountByTheirShortName)
+{
+  const auto fail = check_json("port.state", "fail", "DOWN", "mlx5_0/1: state DOWN");
+  const auto input =
+      read("cn01.site: " + result_json("cn01", k_pass) + "\n" +
+           "cn02.site: " + result_json("cn02", fail, false) + "\n" +
+           "cn02: " + result_json("cn02", k_pass) + "\n" + "clush: cn03.site: command timeout\n" +
+           "10.1.0.4: " + result_json("cn04", k_pass) + "\n");
+  EXPECT_EQ(4U, input.hosts.size());
+  ASSERT_EQ(1U, input.hosts.count("cn01"));
+  EXPECT_EQ("cn01", input.hosts.at("cn01").host);
+  EXPECT_EQ(2U, input.hosts.at("cn02").results);
+  EXPECT_EQ(Outcome::no_answer, input.hosts.at("cn03").outcome());
+  EXPECT_EQ(1U, input.hosts.count("10.1.0.4"));
+
+  const auto s = summarize_fleet(input, {"cn01", "cn02.site", "cn03", "10.1.0.4"});
+  EXPECT_EQ((std::vector<std::string>{"10.1.0.4", "cn01", "cn02", "cn03"}), s.expected);
+  EXPECT_EQ((std::vector<std::string>{"10.1.0.4", "cn01", "cn02"}), s.passed);
+  EXPECT_EQ((std::vector<std::string>{"cn03"}), s.no_answer);
+  EXPECT_EQ((std::vector<std::string>{"cn02"}), s.duplicated);
+  EXPECT_TRUE(s.unexpected.empty());
+}
+
 TEST(FleetRender, TextAndJson)
 {
   const auto input = read(
