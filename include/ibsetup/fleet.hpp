@@ -32,9 +32,8 @@ struct HostRecord {
   Outcome outcome() const;
 };
 
-// The input, by host. A host counts by its short name: "cn001.site: {...}" (clush prints the
-// names of its groups as written) is cn001's line; an IPv4 address is kept whole. Lines that
-// name no host (e.g. stderr of `clush -N`) are kept apart.
+// The input, by host, as named in the input. Lines that name no host (e.g. stderr of
+// `clush -N`) are kept apart.
 struct FleetInput {
   std::map<std::string, HostRecord> hosts;
   std::vector<std::string> unattributed;
@@ -100,8 +99,11 @@ struct FleetSummary {
   bool ok() const;
 };
 
-// Sums up the input. expected lists the hosts that should have answered, each counted by its
-// short name; empty means the hosts present in the input.
+// Sums up the input. expected lists the hosts that should have answered; empty means the
+// hosts present in the input. An input host given in full (cn001.site, as clush prints the
+// names its groups give) is the expected host of its short name, and the other way round,
+// unless another input or expected host has that short name; an IPv4 address is a name of its
+// own. The summary names each host as expected.
 FleetSummary summarize_fleet(const FleetInput& input, const std::vector<std::string>& expected);
 
 // The summary for people: failure groups, problems, firmware and rates, and a last line

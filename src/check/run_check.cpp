@@ -7,6 +7,8 @@
 #include "check/local_ports.hpp"
 #include "check/mpi.hpp"
 #include "check/slurm.hpp"
+#include "common/json.hpp"
+#include "common/strings.hpp"
 #include "inventory/inspect_scope.hpp"
 #include "os/hostname.hpp"
 
@@ -60,18 +62,17 @@ void warn_other_host(const CheckOptions& options, const std::string& taken_on,
   if (taken_on.empty() || os::short_name(taken_on) == os::short_name(node)) {
     return;
   }
-  // A host name is at most 64 bytes (HOST_NAME_MAX); the file's may be anything up to 16 MiB.
-  constexpr size_t k_shown = 64;
-  const std::string shown =
-      taken_on.size() > k_shown ? taken_on.substr(0, k_shown) + "..." : taken_on;
+  // The file's host is anything up to 16 MiB: quoted with its controls escaped (a quote in it
+  // cannot end the name early), and cut after 64 bytes (HOST_NAME_MAX), between characters.
+  const std::string shown = json_quote(util::excerpt(taken_on, 64));
   const std::string named_by =
       options.node.empty() ? ", this machine's name (--node chooses)" : " (--node)";
   warnings.push_back({Severity::warning,
                       options.inventory_file,
                       {},
                       "host",
-                      "the inventory was taken on '" + shown + "'; it is judged as node '" + node +
-                          "'" + named_by});
+                      "the inventory was taken on " + shown + "; it is judged as node " +
+                          json_quote(node) + named_by});
 }
 
 // What every command observes of a node (inventory::inspect_node), a saved inventory, or

@@ -129,9 +129,8 @@ size_t cost(const Report& report)
   return n;
 }
 
-// A host counts by its short name, as the profile, Slurm and partitions name it: clush prints
-// the names of its groups as they are written, often in full (cn001.site). An IPv4 address
-// (pdsh -w 10.1.0.[1-64]) is kept whole.
+// A name as the profile, Slurm and --expect give it: clush prints the names its groups give,
+// often in full (cn001.site). An IPv4 address (pdsh -w 10.1.0.[1-64]) is a name of its own.
 std::string counted_name(const std::string& host)
 {
   in_addr address{};
@@ -140,11 +139,10 @@ std::string counted_name(const std::string& host)
 
 HostRecord& record_of(FleetInput& input, const std::string& host)
 {
-  const std::string name = counted_name(host);
-  const auto [it, added] = input.hosts.try_emplace(name);
+  const auto [it, added] = input.hosts.try_emplace(host);
   if (added) {
-    it->second.host = name;
-    input.kept_bytes += sizeof(HostRecord) + 2 * cost(name) + 64;  // 64: the map's node
+    it->second.host = host;
+    input.kept_bytes += sizeof(HostRecord) + 2 * cost(host) + 64;  // 64: the map's node
   }
   return it->second;
 }
@@ -320,8 +318,8 @@ bool is_word_char(char c)
 std::string mask_host(std::string message, const std::string& host)
 {
   std::vector<std::string> names = {host};
-  if (const auto dot = host.find('.'); dot != std::string::npos && dot > 0) {
-    names.push_back(host.substr(0, dot));
+  if (const auto name = counted_name(host); !name.empty() && name != host) {
+    names.push_back(name);  // not the first number of an IPv4 address
   }
   for (const auto& name : names) {
     size_t pos = 0;
@@ -374,14 +372,42 @@ bool FleetSummary::ok() const
   return !expected.empty() && failed.empty() && invalid.empty() && no_answer.empty();
 }
 
+namespace {
+
+// Which expected host each input host is: itself, or the expected host it is in full or
+// short (cn001.site and cn001, either way round) when no other input or expected host has
+// that short name. Two hosts of one short name are different machines (cn001.a, cn001.b):
+// neither then answers for cn001, so that a failure of one never hides behind the other.
+std::map<std::string, std::string> summary_names(const FleetInput& input,
+                                                 const std::set<std::string>& expected)
+{
+  std::map<std::string, std::vector<std::string>> expected_by_short;
+  std::map<std::string, size_t> inputs_by_short;
+  for (const auto& name : expected) {
+    expected_by_short[counted_name(name)].push_back(name);
+  }
+  for (const auto& entry : input.hosts) {
+    ++inputs_by_short[counted_name(entry.first)];
+  }
+  std::map<std::string, std::string> names;
+  for (const auto& entry : input.hosts) {
+    const std::string& host = entry.first;
+    const std::string name = counted_name(host);
+    const auto it = expected_by_short.find(name);
+    const bool alias = expected.count(host) == 0 && it != expected_by_short.end() &&
+                       it->second.size() == 1 && inputs_by_short[name] == 1;
+    names[host] = alias ? it->second.front() : host;
+  }
+  return names;
+}
+
+}  // namespace
+
 FleetSummary summarize_fleet(const FleetInput& input, const std::vector<std::string>& expected)
 {
   FleetSummary s;
   s.expectation = !expected.empty();
-  std::set<std::string> expected_set;
-  for (const auto& name : expected) {
-    expected_set.insert(counted_name(name));  // as the input's hosts (record_of)
-  }
+  std::set<std::string> expected_set(expected.begin(), expected.end());
   if (!s.expectation) {
     for (const auto& entry : input.hosts) {
       expected_set.insert(entry.first);
@@ -389,10 +415,12 @@ FleetSummary summarize_fleet(const FleetInput& input, const std::vector<std::str
   }
   s.expected.assign(expected_set.begin(), expected_set.end());
   std::set<std::string> all = expected_set;
-  for (const auto& entry : input.hosts) {
-    all.insert(entry.first);
-    if (expected_set.count(entry.first) == 0) {
-      s.unexpected.push_back(entry.first);
+  std::map<std::string, const HostRecord*> record_named;
+  for (const auto& [host, name] : summary_names(input, expected_set)) {
+    all.insert(name);
+    record_named[name] = &input.hosts.at(host);
+    if (expected_set.count(name) == 0) {
+      s.unexpected.push_back(name);
     }
   }
   GroupMap failures;
@@ -400,11 +428,13 @@ FleetSummary summarize_fleet(const FleetInput& input, const std::vector<std::str
   ValueMap firmware;
   ValueMap rates;
   for (const auto& host : all) {
-    const auto it = input.hosts.find(host);
+    const auto it = record_named.find(host);
     HostRecord absent;
     absent.host = host;
     absent.problem = "absent from the input";
-    const HostRecord& r = it == input.hosts.end() ? absent : it->second;
+    const HostRecord& r = it == record_named.end() ? absent : *it->second;
+    // The input's name masks its short form too; the expected name may be the longer one.
+    const std::string& masked = r.host.size() > host.size() ? r.host : host;
     switch (r.outcome()) {
     case Outcome::passed:
       s.passed.push_back(host);
@@ -415,10 +445,12 @@ FleetSummary summarize_fleet(const FleetInput& input, const std::vector<std::str
     case Outcome::invalid:
       s.invalid.push_back(host);
       s.problems.push_back(r);
+      s.problems.back().host = host;
       break;
     case Outcome::no_answer:
       s.no_answer.push_back(host);
       s.problems.push_back(r);
+      s.problems.back().host = host;
       break;
     }
     if (r.results > 1) {
@@ -431,7 +463,7 @@ FleetSummary summarize_fleet(const FleetInput& input, const std::vector<std::str
     for (const auto& c : r.report->checks) {
       if (c.status == Status::fail || c.status == Status::warn) {
         auto& map = c.status == Status::fail ? failures : warnings;
-        map[{c.id, mask_host(c.message, host)}].insert(host);
+        map[{c.id, mask_host(c.message, masked)}].insert(host);
         any_failure = any_failure || c.status == Status::fail;
       }
       if (!c.observed.empty() && (c.id == "hca.firmware" || c.id == "port.rate")) {

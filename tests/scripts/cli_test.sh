@@ -88,10 +88,12 @@ check check-peer-timeout-negative 2 '--peer-timeout-ms must be' -- check "$cprof
 check check-inventory-abi-skipped 0 'skip +hca.abi .*not in a saved inventory' -- check "$cprofile" --node hdr01 --inventory "$root.inventory.json"
 # An inventory of another host is judged as --node says, with a warning that -q silences.
 sed 's/^{"host":"[^"]*"/{"host":"cn02"/' "$root.inventory.json" >"$root.cn02.json"
-check check-inventory-other-host 0 "cn02.json: warning: host: the inventory was taken on 'cn02'; it is judged as node 'hdr01' \(--node\)" -- check "$cprofile" --node hdr01 --inventory "$root.cn02.json"
+check check-inventory-other-host 0 'cn02.json: warning: host: the inventory was taken on "cn02"; it is judged as node "hdr01" \(--node\)' -- check "$cprofile" --node hdr01 --inventory "$root.cn02.json"
 out=$("$bin" check "$cprofile" --node hdr01 --inventory "$root.cn02.json" -q 2>&1 >/dev/null)
-if [ -z "$out" ] && grep -q '"host":"cn02"' "$root.cn02.json"; then pass=$((pass + 1)); else
-  echo "FAIL check -q --inventory: printed: $out"; fail=$((fail + 1)); fi
+code=$?
+if [ "$code" = 0 ] && [ -z "$out" ] && grep -q '"host":"cn02"' "$root.cn02.json"; then
+  pass=$((pass + 1)); else
+  echo "FAIL check -q --inventory: exit $code, printed: $out"; fail=$((fail + 1)); fi
 printf '[]' >"$root.bad.json"
 check check-inventory-bad 3 "bad.json: not an .ibsetup inspect --json. inventory" -- check "$cprofile" --node hdr01 --inventory "$root.bad.json"
 printf 'version: 1\nnodes:\n  - hosts: "hdr0[1-2]"\n    interfaces:\n      - {name: ib0, device: mlx5_0, port: 1, ipv4: 10.9.0.0/16}\n    checks: {peers: [hdr02]}\n' >"$root.peers.yaml"

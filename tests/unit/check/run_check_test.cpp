@@ -237,27 +237,35 @@ TEST(RunCheck, SavedInventoryOfAnotherHostIsJudgedWithAWarning)
   EXPECT_EQ(out.report.host, "hdr01");
   ASSERT_EQ(out.warnings.size(), 1U);
   EXPECT_EQ(out.warnings[0].format(),
-            saved +
-                ": warning: host: the inventory was taken on 'cn02'; it is judged as node "
-                "'hdr01' (--node)");
+            saved + R"(: warning: host: the inventory was taken on "cn02"; it is judged as node )"
+                    R"("hdr01" (--node))");
   // Without --node the name came from this machine (as the front end resolves it).
   o.node.clear();
   check::CheckHooks hooks;
   hooks.resolve = [](const profile::Profile& p) { return profile::resolve_node(p, "hdr01"); };
   out = check::run_check(o, hooks);
   ASSERT_EQ(out.warnings.size(), 1U);
-  EXPECT_NE(
-      out.warnings[0].format().find("judged as node 'hdr01', this machine's name (--node chooses)"),
-      std::string::npos)
+  EXPECT_NE(out.warnings[0].format().find(
+                R"(judged as node "hdr01", this machine's name (--node chooses))"),
+            std::string::npos)
       << out.warnings[0].format();
   o.node = "hdr01";
-  out = run_as("\x1b]0;pwned\x07" + std::string(200, 'x'));
+  // Controls escaped, a quote kept inside the name, cut after 64 bytes between characters.
+  const std::string two_bytes = "\xc3\xa9";  // U+00E9, whose first byte is the 64th
+  out = run_as("\x1b]0;x\x07\"; it is judged as node \"cn09" + std::string(28, 'x') + two_bytes +
+               std::string(200, 'y'));
   ASSERT_EQ(out.warnings.size(), 1U);
   const std::string line = out.warnings[0].format();
   EXPECT_EQ(line.find('\x1b'), std::string::npos) << line;
   EXPECT_EQ(line.find('\x07'), std::string::npos) << line;
-  EXPECT_NE(line.find(std::string(54, 'x') + "...'"), std::string::npos) << line;
-  EXPECT_EQ(line.find(std::string(55, 'x')), std::string::npos) << line;
+  EXPECT_NE(line.find(R"(taken on "\u001b]0;x\u0007\"; it is judged as node \"cn09)"),
+            std::string::npos)
+      << line;
+  EXPECT_NE(
+      line.find(std::string(28, 'x') + R"x( ... (265 bytes)"; it is judged as node "hdr01")x"),
+      std::string::npos)
+      << line;
+  EXPECT_EQ(line.find("yy"), std::string::npos) << line;
 }
 
 TEST(RunCheck, ProfileWarningsAreInTheOutcome)

@@ -4,6 +4,7 @@
 #include "common/json_read.hpp"
 #include "gtest_compat.hpp"
 
+#include <set>
 #include <sstream>
 
 using namespace ibsetup;
@@ -271,30 +272,60 @@ TEST(FleetSummary, ExpectedHostsThatDidNotAnswer)
   EXPECT_FALSE(summarize_fleet(FleetInput{}, {}).ok());  // nothing read is not a pass
 }
 
-// clush prints the names of its groups as written, often in full; the profile, Slurm and
-// --expect name hosts short. A full name counts by its short name on both sides (one host,
-// whose later result wins), an IPv4 address as a whole.
-TEST(FleetSummary, FullNamesCountByTheirShortName)
+// clush prints the names its groups give, often in full; the profile, Slurm and --expect name
+// hosts short. A full name answers for the expected host of its short name and the other way
+// round, but two hosts of one short name are two machines: neither answers for it, so that a
+// failure of one cannot hide behind the other. An IPv4 address is a name of its own.
+TEST(FleetSummary, FullNamesAnswerForTheirShortNameWhenUnambiguous)
 {
   const auto fail = check_json("port.state", "fail", "DOWN", "mlx5_0/1: state DOWN");
   const auto input =
       read("cn01.site: " + result_json("cn01", k_pass) + "\n" +
            "cn02.site: " + result_json("cn02", fail, false) + "\n" +
-           "cn02: " + result_json("cn02", k_pass) + "\n" + "clush: cn03.site: command timeout\n" +
-           "10.1.0.4: " + result_json("cn04", k_pass) + "\n");
-  EXPECT_EQ(4U, input.hosts.size());
-  ASSERT_EQ(1U, input.hosts.count("cn01"));
-  EXPECT_EQ("cn01", input.hosts.at("cn01").host);
-  EXPECT_EQ(2U, input.hosts.at("cn02").results);
-  EXPECT_EQ(Outcome::no_answer, input.hosts.at("cn03").outcome());
-  EXPECT_EQ(1U, input.hosts.count("10.1.0.4"));
+           "clush: cn03.site: command timeout\n" + "10.1.0.4: " + result_json("cn04", k_pass) +
+           "\n" + "gpu1.a: " + result_json("gpu1", fail, false) + "\n" + "gpu1.b: " +
+           result_json("gpu1", k_pass) + "\n" + "cn05: " + result_json("cn05", k_pass) + "\n");
+  ASSERT_EQ(1U, input.hosts.count("cn01.site"));  // the input keeps its names
+  EXPECT_EQ(0U, input.hosts.count("cn01"));
 
-  const auto s = summarize_fleet(input, {"cn01", "cn02.site", "cn03", "10.1.0.4"});
-  EXPECT_EQ((std::vector<std::string>{"10.1.0.4", "cn01", "cn02", "cn03"}), s.expected);
-  EXPECT_EQ((std::vector<std::string>{"10.1.0.4", "cn01", "cn02"}), s.passed);
-  EXPECT_EQ((std::vector<std::string>{"cn03"}), s.no_answer);
-  EXPECT_EQ((std::vector<std::string>{"cn02"}), s.duplicated);
-  EXPECT_TRUE(s.unexpected.empty());
+  const auto s = summarize_fleet(input, {"cn01", "cn02", "cn03", "10", "gpu1", "cn05.site"});
+  EXPECT_EQ((std::vector<std::string>{"10.1.0.4", "cn01", "cn05.site", "gpu1.b"}), s.passed);
+  EXPECT_EQ((std::vector<std::string>{"cn02", "gpu1.a"}), s.failed);
+  EXPECT_EQ((std::vector<std::string>{"10", "cn03", "gpu1"}), s.no_answer);
+  EXPECT_EQ((std::vector<std::string>{"10.1.0.4", "gpu1.a", "gpu1.b"}), s.unexpected);
+  ASSERT_EQ(3U, s.problems.size());
+  EXPECT_EQ("cn03", s.problems[1].host);
+  EXPECT_EQ("command timeout", s.problems[1].problem);
+  EXPECT_FALSE(s.ok());
+  ASSERT_EQ(1U, s.failures.size());
+  EXPECT_EQ((std::vector<std::string>{"cn02", "gpu1.a"}), s.failures[0].hosts);
+
+  // Without an expectation, every host is as the input names it.
+  const auto all = summarize_fleet(input, {});
+  EXPECT_EQ(7U, all.expected.size());
+  EXPECT_TRUE(all.unexpected.empty());
+}
+
+// A message names the host in full or short; an IPv4 address only whole, never its first
+// number.
+TEST(FleetSummary, MaskingFullShortAndAddressNames)
+{
+  const auto lost = [](const std::string& message) {
+    return check_json("ip.peer", "fail", "", message);
+  };
+  const auto input = read(
+      "cn01.site: " + result_json("cn01", lost("cn01.site to cn02: lost; cn01 retried"), false) +
+      "\n" + "10.1.0.4: " + result_json("x", lost("10.1.0.4 to 10.1.0.9: lost after 10"), false) +
+      "\n");
+  const auto s = summarize_fleet(input, {"cn01", "10.1.0.4"});
+  ASSERT_EQ(2U, s.failures.size());
+  std::set<std::string> messages;
+  for (const auto& g : s.failures) {
+    messages.insert(g.message);
+  }
+  EXPECT_EQ((std::set<std::string>{"{host} to cn02: lost; {host} retried",
+                                   "{host} to 10.1.0.9: lost after 10"}),
+            messages);
 }
 
 TEST(FleetRender, TextAndJson)
