@@ -46,8 +46,8 @@ expect "healthy part of the fleet: exit 0" "$?" 0
 expect "healthy part of the fleet: summary" "$(tail -1 "$tmp/ok")" \
   "fleet: ok: 4 hosts: 4 passed, 0 failed, 0 invalid output, 0 did not answer"
 
-# clush prints the names its group gives, here in full: they count by their short names,
-# which --expect and the profile use.
+# clush prints the names its group gives, here in full: each answers for the expected host
+# of its short name, as --expect and the profile name them.
 cat >"$tmp/short.sh" <<SCRIPT
 #!/bin/sh
 exec "$bin" check "$here/check_cluster.yaml" --json --node "\${1%%.*}" \\
