@@ -103,7 +103,10 @@ struct FleetSummary {
 // hosts present in the input. An input host given in full (cn001.site, as clush prints the
 // names its groups give) is the expected host of its short name, and the other way round,
 // unless another input or expected host has that short name; an IPv4 address is a name of its
-// own. The summary names each host as expected.
+// own. With clush -N a failing host's result names it short (its own "host") and clush's
+// exit-code line in full: that line is the host's, when no other host of the short name spoke
+// or had a clush line, the host did not pass, and the two names are not both expected. The
+// summary names each host as expected.
 FleetSummary summarize_fleet(const FleetInput& input, const std::vector<std::string>& expected);
 
 // The summary for people: failure groups, problems, firmware and rates, and a last line

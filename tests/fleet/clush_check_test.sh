@@ -61,5 +61,19 @@ expect "full names: exit 0" "$?" 0
 expect "full names: summary" "$(tail -1 "$tmp/full")" \
   "fleet: ok: 4 hosts: 4 passed, 0 failed, 0 invalid output, 0 did not answer"
 
+# clush -N, the same full names: a result names its host short (its own `host`), clush's
+# exit-code line of a failing host names it in full. They are one host that failed, not a
+# host that failed and one that did not answer.
+clush -N -R exec -w 'node[01-06].site' "$tmp/short.sh" %h </dev/null >"$tmp/bare.in" 2>&1
+expect "-N: two exit-code lines in full" \
+  "$(grep -c '^clush: node0[56]\.site: exited with exit code 5$' "$tmp/bare.in")" 2
+for e in 'node[01-06]' 'node[01-06].site'; do
+  "$bin" report --expect "$e" "$tmp/bare.in" >"$tmp/bare"
+  expect "-N, --expect $e: exit 5" "$?" 5
+  expect "-N, --expect $e: summary" "$(tail -1 "$tmp/bare")" \
+    "fleet: FAILED: 6 hosts: 4 passed, 2 failed, 0 invalid output, 0 did not answer"
+  expect "-N, --expect $e: the failures" "$(grep -c "^  2 hosts  ${e%%\[*}\[05-06\]${e#*\]}  port.state" "$tmp/bare")" 1
+done
+
 echo "clush check: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -306,6 +306,59 @@ TEST(FleetSummary, FullNamesAnswerForTheirShortNameWhenUnambiguous)
   EXPECT_TRUE(all.unexpected.empty());
 }
 
+// clush -N: a result names its host as the host does (cn01), clush's exit-code line as the
+// group does (cn01.site). That line is the host that failed, not a second host that did not
+// answer, unless it could be another machine: a short name that two hosts printed, two clush
+// lines of one short name, a host that passed (clush speaks only of one that did not), or
+// both names expected.
+TEST(FleetSummary, ClushLineUnderTheFullNameIsTheHostThatPrintedUnderItsShortName)
+{
+  const auto fail = check_json("port.state", "fail", "DOWN", "mlx5_0/1: state DOWN");
+  const auto input =
+      read(result_json("cn01", fail, false) + "\n" + "clush: cn01.site: exited with exit code 5\n" +
+           result_json("cn02", k_pass) + "\n" +
+           // cn03: ssh spoke (prefixed), clush too under the full name
+           "cn03: ssh: connect to host cn03 port 22: Connection refused\n" +
+           "clush: cn03.site: exited with exit code 255\n" +
+           // gpu1: two machines printed this short name
+           result_json("gpu1.a", fail, false) + "\n" + result_json("gpu1.b", fail, false) + "\n" +
+           "clush: gpu1.site: exited with exit code 5\n" +
+           // gpu2: one printed, two clush lines
+           result_json("gpu2", fail, false) + "\n" + "clush: gpu2.a: exited with exit code 5\n" +
+           "clush: gpu2.b: command timeout\n" +
+           // gpu3 passed: the timeout is another machine's
+           result_json("gpu3", k_pass) + "\n" + "clush: gpu3.site: command timeout\n");
+
+  const auto expected =
+      summarize_fleet(input, {"cn01.site", "cn02.site", "cn03.site", "gpu1", "gpu2", "gpu3"});
+  EXPECT_EQ((std::vector<std::string>{"cn02.site", "gpu3"}), expected.passed);
+  EXPECT_EQ((std::vector<std::string>{"cn01.site", "gpu1.a", "gpu1.b", "gpu2"}), expected.failed);
+  EXPECT_EQ(
+      (std::vector<std::string>{"cn03.site", "gpu1", "gpu1.site", "gpu2.a", "gpu2.b", "gpu3.site"}),
+      expected.no_answer);
+  EXPECT_EQ(
+      (std::vector<std::string>{"gpu1.a", "gpu1.b", "gpu1.site", "gpu2.a", "gpu2.b", "gpu3.site"}),
+      expected.unexpected);
+  ASSERT_FALSE(expected.problems.empty());
+  EXPECT_EQ("cn03.site", expected.problems[0].host);  // ssh's reason, not clush's
+  EXPECT_EQ("ssh: connect to host cn03 port 22: Connection refused", expected.problems[0].problem);
+  EXPECT_FALSE(expected.ok());
+
+  // Without an expectation the line is left out all the same: cn01 is one host, not two.
+  const auto all = summarize_fleet(input, {});
+  EXPECT_EQ((std::vector<std::string>{"cn01", "cn02", "cn03", "gpu1.a", "gpu1.b", "gpu1.site",
+                                      "gpu2", "gpu2.a", "gpu2.b", "gpu3", "gpu3.site"}),
+            all.expected);
+  EXPECT_TRUE(all.unexpected.empty());
+
+  // Both names expected: two machines, and the one clush spoke of did not answer.
+  const auto both = summarize_fleet(
+      read(result_json("cn01", fail, false) + "\n" + "clush: cn01.site: exited with exit code 5\n"),
+      {"cn01", "cn01.site"});
+  EXPECT_EQ((std::vector<std::string>{"cn01"}), both.failed);
+  EXPECT_EQ((std::vector<std::string>{"cn01.site"}), both.no_answer);
+}
+
 // A message names the host in full or short; an IPv4 address only whole, never its first
 // number.
 TEST(FleetSummary, MaskingFullShortAndAddressNames)

@@ -1,0 +1,241 @@
+// Fleet reports: which host each input host is, and the summary grouped by check and value.
+#include "os/hostname.hpp"
+
+#include <ibsetup/fleet.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ibsetup::check {
+
+namespace {
+
+// A name as the profile, Slurm and --expect give it: clush prints the names its groups give,
+// often in full (cn001.site). An IPv4 address (pdsh -w 10.1.0.[1-64]) is a name of its own.
+std::string counted_name(const std::string& host)
+{
+  in_addr address{};
+  return inet_pton(AF_INET, host.c_str(), &address) == 1 ? host : os::short_name(host);
+}
+
+bool is_word_char(char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '_';
+}
+
+// The message with whole-word mentions of the host (full or short name) as "{host}", so that
+// "cn003: no route to cn064" and "cn004: no route to cn064" are one kind.
+std::string mask_host(std::string message, const std::string& host)
+{
+  std::vector<std::string> names = {host};
+  if (const auto name = counted_name(host); !name.empty() && name != host) {
+    names.push_back(name);  // not the first number of an IPv4 address
+  }
+  for (const auto& name : names) {
+    size_t pos = 0;
+    while ((pos = message.find(name, pos)) != std::string::npos) {
+      const size_t end = pos + name.size();
+      const bool starts = pos == 0 || !is_word_char(message[pos - 1]);
+      const bool ends = end == message.size() || !is_word_char(message[end]);
+      if (starts && ends) {
+        message.replace(pos, name.size(), "{host}");
+        pos += 6;
+      } else {
+        pos = end;
+      }
+    }
+  }
+  return message;
+}
+
+using GroupMap = std::map<std::pair<std::string, std::string>, std::set<std::string>>;
+using ValueMap = std::map<std::string, std::set<std::string>>;
+
+std::vector<FailureGroup> to_groups(const GroupMap& map)
+{
+  std::vector<FailureGroup> out;
+  for (const auto& [key, hosts] : map) {
+    out.push_back({key.first, key.second, {hosts.begin(), hosts.end()}});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const FailureGroup& a, const FailureGroup& b) {
+    return a.hosts.size() > b.hosts.size();
+  });
+  return out;
+}
+
+std::vector<ValueCount> to_counts(const ValueMap& map)
+{
+  std::vector<ValueCount> out;
+  for (const auto& [value, hosts] : map) {
+    out.push_back({value, {hosts.begin(), hosts.end()}});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const ValueCount& a, const ValueCount& b) {
+    return a.hosts.size() > b.hosts.size();
+  });
+  return out;
+}
+
+}  // namespace
+
+bool FleetSummary::ok() const
+{
+  return !expected.empty() && failed.empty() && invalid.empty() && no_answer.empty();
+}
+
+namespace {
+
+// Only clush spoke about the host ("clush: cn01.site: exited with exit code 5").
+bool only_clush_spoke(const HostRecord& r)
+{
+  return !r.printed && !r.ssh_spoke;
+}
+
+// Which expected host each input host is: itself, or the expected host it is in full or
+// short (cn001.site and cn001, either way round) when no other input or expected host has
+// that short name. Two hosts of one short name are different machines (cn001.a, cn001.b):
+// neither then answers for cn001, so that a failure of one never hides behind the other.
+// With `clush -N` a result names its host as the host does (cn001) and clush's exit-code line
+// as its group does (cn001.site). Such a host of only clush's lines is the host that spoke
+// itself, and is left out, when each is the only one of its kind with that short name, the
+// one that spoke did not pass (clush speaks only of a host that failed or did not finish),
+// and not both are expected by name. The host's own lines then decide, as they do when both
+// come under one name.
+std::map<std::string, std::string> summary_names(const FleetInput& input,
+                                                 const std::set<std::string>& expected)
+{
+  std::map<std::string, std::vector<std::string>> expected_by_short;
+  for (const auto& name : expected) {
+    expected_by_short[counted_name(name)].push_back(name);
+  }
+  struct Speakers {
+    size_t spoke = 0;
+    size_t only_clush = 0;
+    const HostRecord* speaker = nullptr;
+  };
+  std::map<std::string, std::string> short_names;
+  std::map<std::string, Speakers> by_short;
+  for (const auto& [host, record] : input.hosts) {
+    auto& s = by_short[short_names[host] = counted_name(host)];
+    if (only_clush_spoke(record)) {
+      ++s.only_clush;
+    } else {
+      ++s.spoke;
+      s.speaker = &record;
+    }
+  }
+  std::map<std::string, size_t> inputs_by_short;
+  std::set<std::string> absorbed;
+  for (const auto& [host, record] : input.hosts) {
+    const std::string& name = short_names[host];
+    const Speakers& s = by_short[name];
+    if (only_clush_spoke(record) && s.only_clush == 1 && s.spoke == 1 &&
+        s.speaker->outcome() != Outcome::passed &&
+        (expected.count(host) == 0 || expected.count(s.speaker->host) == 0)) {
+      absorbed.insert(host);
+    } else {
+      ++inputs_by_short[name];
+    }
+  }
+  std::map<std::string, std::string> names;
+  for (const auto& entry : input.hosts) {
+    const std::string& host = entry.first;
+    if (absorbed.count(host) > 0) {
+      continue;
+    }
+    const std::string& name = short_names[host];
+    const auto it = expected_by_short.find(name);
+    const bool alias = expected.count(host) == 0 && it != expected_by_short.end() &&
+                       it->second.size() == 1 && inputs_by_short[name] == 1;
+    names[host] = alias ? it->second.front() : host;
+  }
+  return names;
+}
+
+}  // namespace
+
+FleetSummary summarize_fleet(const FleetInput& input, const std::vector<std::string>& expected)
+{
+  FleetSummary s;
+  s.expectation = !expected.empty();
+  std::set<std::string> expected_set(expected.begin(), expected.end());
+  // Without an expectation every host is named as itself, and is expected.
+  const auto names = summary_names(input, expected_set);
+  if (!s.expectation) {
+    for (const auto& entry : names) {
+      expected_set.insert(entry.second);
+    }
+  }
+  s.expected.assign(expected_set.begin(), expected_set.end());
+  std::set<std::string> all = expected_set;
+  std::map<std::string, const HostRecord*> record_named;
+  for (const auto& [host, name] : names) {
+    all.insert(name);
+    record_named[name] = &input.hosts.at(host);
+    if (expected_set.count(name) == 0) {
+      s.unexpected.push_back(name);
+    }
+  }
+  GroupMap failures;
+  GroupMap warnings;
+  ValueMap firmware;
+  ValueMap rates;
+  for (const auto& host : all) {
+    const auto it = record_named.find(host);
+    HostRecord absent;
+    absent.host = host;
+    absent.problem = "absent from the input";
+    const HostRecord& r = it == record_named.end() ? absent : *it->second;
+    // The input's name masks its short form too; the expected name may be the longer one.
+    const std::string& masked = r.host.size() > host.size() ? r.host : host;
+    switch (r.outcome()) {
+    case Outcome::passed:
+      s.passed.push_back(host);
+      break;
+    case Outcome::failed:
+      s.failed.push_back(host);
+      break;
+    case Outcome::invalid:
+    case Outcome::no_answer:
+      (r.outcome() == Outcome::invalid ? s.invalid : s.no_answer).push_back(host);
+      s.problems.push_back(r);
+      s.problems.back().host = host;
+      break;
+    }
+    if (r.results > 1) {
+      s.duplicated.push_back(host);
+    }
+    if (!r.report) {
+      continue;
+    }
+    bool any_failure = false;
+    for (const auto& c : r.report->checks) {
+      if (c.status == Status::fail || c.status == Status::warn) {
+        auto& map = c.status == Status::fail ? failures : warnings;
+        map[{c.id, mask_host(c.message, masked)}].insert(host);
+        any_failure = any_failure || c.status == Status::fail;
+      }
+      if (!c.observed.empty() && (c.id == "hca.firmware" || c.id == "port.rate")) {
+        (c.id == "hca.firmware" ? firmware : rates)[c.observed].insert(host);
+      }
+    }
+    if (!r.reported_ok && !any_failure) {
+      failures[{"(none)", "\"ok\": false without a failing check"}].insert(host);
+    }
+  }
+  s.failures = to_groups(failures);
+  s.warnings = to_groups(warnings);
+  s.firmware = to_counts(firmware);
+  s.rates = to_counts(rates);
+  s.unattributed = input.unattributed;
+  return s;
+}
+
+}  // namespace ibsetup::check
