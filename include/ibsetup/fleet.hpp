@@ -104,9 +104,10 @@ struct FleetSummary {
 // names its groups give) is the expected host of its short name, and the other way round,
 // unless another input or expected host has that short name; an IPv4 address is a name of its
 // own. With clush -N a failing host's result names it short (its own "host") and clush's
-// exit-code line in full: that line is the host's, when no other host of the short name spoke
-// or had a clush line, the host did not pass, and the two names are not both expected. The
-// summary names each host as expected.
+// line about it in full: that line is the host's (its lines join the host's) when one name is
+// the other's short name, no other host of the short name printed or had a clush line, the
+// host did not pass, and the expected hosts do not make them two (both expected, or the clush
+// name and another host of its short name). The summary names each host as expected.
 FleetSummary summarize_fleet(const FleetInput& input, const std::vector<std::string>& expected);
 
 // The summary for people: failure groups, problems, firmware and rates, and a last line

@@ -98,18 +98,22 @@ bool only_clush_spoke(const HostRecord& r)
   return !r.printed && !r.ssh_spoke;
 }
 
+struct SummaryNames {
+  std::map<std::string, std::string> names;  // input host -> the name the summary gives it
+  std::map<std::string, const HostRecord*> clush_lines;  // a host -> clush's record left out
+};
+
 // Which expected host each input host is: itself, or the expected host it is in full or
 // short (cn001.site and cn001, either way round) when no other input or expected host has
 // that short name. Two hosts of one short name are different machines (cn001.a, cn001.b):
 // neither then answers for cn001, so that a failure of one never hides behind the other.
-// With `clush -N` a result names its host as the host does (cn001) and clush's exit-code line
-// as its group does (cn001.site). Such a host of only clush's lines is the host that spoke
-// itself, and is left out, when each is the only one of its kind with that short name, the
+// With `clush -N` a result names its host as the host does (cn001) and clush's line about
+// it as its group does (cn001.site: exited with exit code 5). A host of only clush's lines is
+// then left out as the host that spoke itself, and its lines go with that host's, when one
+// name is the other's short name, each is the only one of its kind with that short name, the
 // one that spoke did not pass (clush speaks only of a host that failed or did not finish),
-// and not both are expected by name. The host's own lines then decide, as they do when both
-// come under one name.
-std::map<std::string, std::string> summary_names(const FleetInput& input,
-                                                 const std::set<std::string>& expected)
+// and the expectation (none, or expected names) does not make them two machines.
+SummaryNames summary_names(const FleetInput& input, const std::set<std::string>& expected)
 {
   std::map<std::string, std::vector<std::string>> expected_by_short;
   for (const auto& name : expected) {
@@ -131,20 +135,25 @@ std::map<std::string, std::string> summary_names(const FleetInput& input,
       s.speaker = &record;
     }
   }
+  SummaryNames out;
   std::map<std::string, size_t> inputs_by_short;
   std::set<std::string> absorbed;
   for (const auto& [host, record] : input.hosts) {
     const std::string& name = short_names[host];
     const Speakers& s = by_short[name];
-    if (only_clush_spoke(record) && s.only_clush == 1 && s.spoke == 1 &&
+    const bool one_of_each = only_clush_spoke(record) && s.only_clush == 1 && s.spoke == 1;
+    // An expected clush name must be the one expected host of the short name, which the
+    // speaker then answers for; expected both, they are two machines.
+    if (one_of_each && (s.speaker->host == name || host == name) &&
         s.speaker->outcome() != Outcome::passed &&
-        (expected.count(host) == 0 || expected.count(s.speaker->host) == 0)) {
+        (expected.count(host) == 0 ||
+         (expected.count(s.speaker->host) == 0 && expected_by_short[name].size() == 1))) {
+      out.clush_lines[s.speaker->host] = &record;
       absorbed.insert(host);
     } else {
       ++inputs_by_short[name];
     }
   }
-  std::map<std::string, std::string> names;
   for (const auto& entry : input.hosts) {
     const std::string& host = entry.first;
     if (absorbed.count(host) > 0) {
@@ -154,9 +163,9 @@ std::map<std::string, std::string> summary_names(const FleetInput& input,
     const auto it = expected_by_short.find(name);
     const bool alias = expected.count(host) == 0 && it != expected_by_short.end() &&
                        it->second.size() == 1 && inputs_by_short[name] == 1;
-    names[host] = alias ? it->second.front() : host;
+    out.names[host] = alias ? it->second.front() : host;
   }
-  return names;
+  return out;
 }
 
 }  // namespace
@@ -167,7 +176,7 @@ FleetSummary summarize_fleet(const FleetInput& input, const std::vector<std::str
   s.expectation = !expected.empty();
   std::set<std::string> expected_set(expected.begin(), expected.end());
   // Without an expectation every host is named as itself, and is expected.
-  const auto names = summary_names(input, expected_set);
+  const auto [names, clush_lines] = summary_names(input, expected_set);
   if (!s.expectation) {
     for (const auto& entry : names) {
       expected_set.insert(entry.second);
@@ -207,6 +216,10 @@ FleetSummary summarize_fleet(const FleetInput& input, const std::vector<std::str
       (r.outcome() == Outcome::invalid ? s.invalid : s.no_answer).push_back(host);
       s.problems.push_back(r);
       s.problems.back().host = host;
+      if (const auto c = clush_lines.find(r.host); c != clush_lines.end()) {
+        auto& lines = s.problems.back().lines;
+        lines.insert(lines.end(), c->second->lines.begin(), c->second->lines.end());
+      }
       break;
     }
     if (r.results > 1) {

@@ -342,6 +342,10 @@ TEST(FleetSummary, ClushLineUnderTheFullNameIsTheHostThatPrintedUnderItsShortNam
   ASSERT_FALSE(expected.problems.empty());
   EXPECT_EQ("cn03.site", expected.problems[0].host);  // ssh's reason, not clush's
   EXPECT_EQ("ssh: connect to host cn03 port 22: Connection refused", expected.problems[0].problem);
+  // clush's line goes with the host's own, as it would under one name.
+  EXPECT_EQ((std::vector<std::string>{"cn03: ssh: connect to host cn03 port 22: Connection refused",
+                                      "clush: cn03.site: exited with exit code 255"}),
+            expected.problems[0].lines);
   EXPECT_FALSE(expected.ok());
 
   // Without an expectation the line is left out all the same: cn01 is one host, not two.
@@ -357,6 +361,54 @@ TEST(FleetSummary, ClushLineUnderTheFullNameIsTheHostThatPrintedUnderItsShortNam
       {"cn01", "cn01.site"});
   EXPECT_EQ((std::vector<std::string>{"cn01"}), both.failed);
   EXPECT_EQ((std::vector<std::string>{"cn01.site"}), both.no_answer);
+}
+
+// Where clush's line could be another machine's, it stays a host of its own.
+TEST(FleetSummary, ClushLineStaysAHostWhenItCouldBeAnotherMachine)
+{
+  const auto fail = check_json("port.state", "fail", "DOWN", "mlx5_0/1: state DOWN");
+  // Prefixed: cn001.a failed, cn001.b timed out; neither name is the other's short name.
+  const auto prefixed =
+      read("cn001.a: " + result_json("cn001.a", fail, false) + "\n" +
+           "clush: cn001.a: exited with exit code 5\n" + "clush: cn001.b: command timeout\n");
+  const auto none = summarize_fleet(prefixed, {});
+  EXPECT_EQ((std::vector<std::string>{"cn001.a"}), none.failed);
+  EXPECT_EQ((std::vector<std::string>{"cn001.b"}), none.no_answer);
+  const auto short_expected = summarize_fleet(prefixed, {"cn001"});
+  EXPECT_EQ((std::vector<std::string>{"cn001", "cn001.b"}), short_expected.no_answer);
+  EXPECT_EQ((std::vector<std::string>{"cn001.a", "cn001.b"}), short_expected.unexpected);
+
+  // Two expected machines of one short name: the one clush spoke of keeps clush's words.
+  const auto bare =
+      read(result_json("cn001", fail, false) + "\n" + "clush: cn001.b: exited with exit code 5\n");
+  const auto two = summarize_fleet(bare, {"cn001.a", "cn001.b"});
+  EXPECT_EQ((std::vector<std::string>{"cn001.a", "cn001.b"}), two.no_answer);
+  ASSERT_EQ(2U, two.problems.size());
+  EXPECT_EQ("exited with exit code 5", two.problems[1].problem);
+  EXPECT_EQ((std::vector<std::string>{"cn001"}), two.unexpected);
+}
+
+// Where it is the host's: a short expected name, a host that printed no result, a timeout
+// after a failed result, a host that printed two results.
+TEST(FleetSummary, ClushLineGoesWithTheHostThatSpoke)
+{
+  const auto fail = check_json("port.state", "fail", "DOWN", "mlx5_0/1: state DOWN");
+  const auto input =
+      read(result_json("cn01", fail, false) + "\n" + "clush: cn01.site: exited with exit code 5\n" +
+           "cn04: Segmentation fault\n" + "clush: cn04.site: exited with exit code 139\n" +
+           result_json("cn05", fail, false) + "\n" + "clush: cn05.site: command timeout\n" +
+           result_json("cn06", k_pass) + "\n" + result_json("cn06", fail, false) + "\n" +
+           "clush: cn06.site: exited with exit code 5\n");
+  const auto s = summarize_fleet(input, {"cn01", "cn04", "cn05", "cn06"});
+  EXPECT_EQ((std::vector<std::string>{"cn01", "cn05", "cn06"}), s.failed);
+  EXPECT_EQ((std::vector<std::string>{"cn04"}), s.invalid);
+  EXPECT_TRUE(s.no_answer.empty());
+  EXPECT_TRUE(s.unexpected.empty());
+  EXPECT_EQ((std::vector<std::string>{"cn06"}), s.duplicated);
+  ASSERT_EQ(1U, s.problems.size());
+  EXPECT_EQ((std::vector<std::string>{"cn04: Segmentation fault",
+                                      "clush: cn04.site: exited with exit code 139"}),
+            s.problems[0].lines);
 }
 
 // A message names the host in full or short; an IPv4 address only whole, never its first
