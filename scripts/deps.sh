@@ -15,7 +15,7 @@ debian_packages=(
   libibumad-dev libibmad-dev
   qemu-system-x86 busybox-static cpio kmod ibverbs-utils ibverbs-providers
   rpm rpmlint debhelper dpkg-dev fakeroot lintian mandoc bash-completion
-  network-manager dbus-daemon mstflint clustershell
+  network-manager dbus-daemon mstflint clustershell pdsh
   clang-format clang-tidy abigail-tools
   clang libclang-rt-dev # libFuzzer, ASan and UBSan for the fuzz harnesses (scripts/fuzz)
   opensm ibsim-utils libumad2sim0 # a real OpenSM over a simulated fabric (tests/fabric)

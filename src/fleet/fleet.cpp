@@ -99,6 +99,46 @@ std::string prefix_host(std::string_view line, std::string_view& rest)
   return host;
 }
 
+// pdsh's prefix for what it says about a host, "pdsh@NODE: " (NODE: where pdsh runs); rest is
+// what follows it.
+bool pdsh_prefix(std::string_view line, std::string_view& rest)
+{
+  constexpr std::string_view tag = "pdsh@";
+  const auto colon = line.find(": ");
+  if (line.substr(0, tag.size()) != tag || colon == std::string_view::npos ||
+      !is_valid_hostname(std::string(line.substr(tag.size(), colon - tag.size())))) {
+    return false;
+  }
+  rest = line.substr(colon + 2);
+  return true;
+}
+
+// The host pdsh names when its timeout ends a command: "sending signal 15 to cn007 [ibsetup]
+// pid 2005", its one line without its prefix; "" for any other line.
+std::string pdsh_signalled_host(std::string_view line)
+{
+  constexpr std::string_view tag = "sending signal ";
+  if (line.substr(0, tag.size()) != tag) {
+    return "";
+  }
+  size_t i = tag.size();
+  const size_t digits = i;
+  while (i < line.size() && line[i] >= '0' && line[i] <= '9') {
+    ++i;
+  }
+  constexpr std::string_view to = " to ";
+  if (i == digits || line.substr(i, to.size()) != to) {
+    return "";
+  }
+  i += to.size();
+  const auto end = line.find(" [", i);
+  if (end == std::string_view::npos) {
+    return "";
+  }
+  std::string host(line.substr(i, end - i));
+  return is_valid_hostname(host) ? host : "";
+}
+
 // What ssh, not the command on the host, said: the host was not reached (clush then reports
 // exit code 255). ssh prefixes most of its errors with "ssh:", not these.
 bool is_ssh_diagnostic(std::string_view text)
@@ -241,14 +281,20 @@ void add_line(FleetInput& input, std::string_view line, size_t length, const Fle
   std::string host;
   if (text.front() != '{') {
     host = prefix_host(text, rest);
-    if (host == "clush") {
-      // clush about a host: "clush: cn007: exited with exit code 5", "...: command timeout".
+    std::string_view said = rest;
+    if (host == "clush" || pdsh_prefix(text, said)) {
+      // clush or pdsh about a host: "clush: cn007: exited with exit code 5",
+      // "pdsh@head: cn007: command timeout".
       std::string_view message;
-      const auto about = prefix_host(rest, message);
+      const auto about = prefix_host(said, message);
       if (!about.empty()) {
         add.other(about, text, message, false);
         return;
       }
+    }
+    if (const auto signalled = host.empty() ? pdsh_signalled_host(text) : ""; !signalled.empty()) {
+      add.other(signalled, text, text, false);
+      return;
     }
     if (host.empty() || is_program_word(host)) {
       add.unattributed(text);

@@ -96,6 +96,43 @@ TEST(FleetParse, PrefixedBareAndClushLines)
             input.unattributed);
 }
 
+// pdsh speaks of a host as "pdsh@NODE: HOST: ..." (NODE: where pdsh runs), as clush does as
+// "clush: HOST: ...", and "sending signal N to HOST [...". What does not have those forms names
+// no host.
+TEST(FleetParse, PdshLinesAreAboutTheirHost)
+{
+  const auto input = read(
+      "cn002: " + result_json("cn002", k_pass, false) + "\n" +
+      "pdsh@head01: cn002: ibsetup exited with exit code 5\n" + "cn003: Segmentation fault\n" +
+      "pdsh@head01: cn003: ibsetup exited with exit code 139\n" +
+      "pdsh@head01: cn004: command timeout\n" + "sending signal 15 to cn004 [ibsetup] pid 2005\n" +
+      "pdsh@head01: cn004: ibsetup killed by signal 15\n" + "pdsh@: cn005: command timeout\n" +
+      "pdsh@head 01: cn006: x\n" + "pdsh@head01: no colon after the host\n" +
+      "sending signal x to cn007 [ibsetup] pid 1\n" +
+      "sending signal 15 to cn 007 [ibsetup] pid 1\n" + "sending signal 15 to cn007\n");
+  ASSERT_EQ(3U, input.hosts.size());
+  EXPECT_EQ(Outcome::failed, input.hosts.at("cn002").outcome());
+  const auto& cn003 = input.hosts.at("cn003");
+  EXPECT_EQ(Outcome::invalid, cn003.outcome());
+  EXPECT_EQ("not JSON", cn003.problem);  // the host's own line beats pdsh's
+  EXPECT_EQ((std::vector<std::string>{"cn003: Segmentation fault",
+                                      "pdsh@head01: cn003: ibsetup exited with exit code 139"}),
+            cn003.lines);
+  const auto& cn004 = input.hosts.at("cn004");
+  EXPECT_EQ(Outcome::no_answer, cn004.outcome());
+  EXPECT_EQ("command timeout", cn004.problem);
+  // pdsh's line as its timeout ends the command has no prefix, but a fixed form.
+  EXPECT_EQ((std::vector<std::string>{"pdsh@head01: cn004: command timeout",
+                                      "sending signal 15 to cn004 [ibsetup] pid 2005",
+                                      "pdsh@head01: cn004: ibsetup killed by signal 15"}),
+            cn004.lines);
+  EXPECT_EQ((std::vector<std::string>{
+                "pdsh@: cn005: command timeout", "pdsh@head 01: cn006: x",
+                "pdsh@head01: no colon after the host", "sending signal x to cn007 [ibsetup] pid 1",
+                "sending signal 15 to cn 007 [ibsetup] pid 1", "sending signal 15 to cn007"}),
+            input.unattributed);
+}
+
 TEST(FleetParse, HostReasonBeatsClushExitLine)
 {
   const auto input = read(
