@@ -14,7 +14,7 @@
 namespace ibsetup::check {
 
 // What became of one host. invalid: it printed something, but no valid result line;
-// no_answer: it printed nothing (at most clush spoke about it, e.g. "command timeout").
+// no_answer: it printed nothing (at most clush or pdsh spoke about it, "command timeout").
 enum class Outcome { passed, failed, invalid, no_answer };
 const char* to_string(Outcome outcome);
 
@@ -24,7 +24,7 @@ struct HostRecord {
   std::optional<Report> report;    // the last valid result line of the host
   bool reported_ok = true;         // the result's own "ok" field
   size_t results = 0;              // valid result lines seen; more than one is a duplicate
-  std::vector<std::string> lines;  // the host's other lines, as read (clush's included)
+  std::vector<std::string> lines;  // the host's other lines, as read (clush's, pdsh's too)
   std::string problem;             // why its first non-result line was not a result
   bool printed = false;            // the host itself printed a line (not only clush about it)
   bool ssh_spoke = false;          // ssh said why it did not reach the host
@@ -53,9 +53,11 @@ struct FleetLimits {
 Report parse_check_json(const std::string& text, bool* reported_ok = nullptr);
 
 // Adds one input line. Accepted forms: "HOST: {json}" (clush), "{json}" (clush -N: the
-// result's "host" names it), "clush: HOST: message" (clush about HOST), "HOST: text" (a host's
-// other output). A clush prefix names the host even when the result says otherwise, since it is
-// the name the admin passed to -w. A later valid result of a host replaces an earlier one.
+// result's "host" names it), "clush: HOST: message" (clush about HOST), "pdsh@NODE: HOST:
+// message" and "sending signal N to HOST [COMMAND] pid P" (pdsh about HOST), "HOST: text" (a
+// host's other output). A clush prefix names the host even when the result says otherwise,
+// since it is the name the admin passed to -w. A later valid result of a host replaces an
+// earlier one.
 // Quoted lines and problems keep their first FleetLimits::max_quote bytes.
 void add_fleet_line(FleetInput& input, const std::string& line);
 
@@ -103,11 +105,11 @@ struct FleetSummary {
 // hosts present in the input. An input host given in full (cn001.site, as clush prints the
 // names its groups give) is the expected host of its short name, and the other way round,
 // unless another input or expected host has that short name; an IPv4 address is a name of its
-// own. With clush -N a failing host's result names it short (its own "host") and clush's
-// line about it in full: that line is the host's (its lines join the host's) when one name is
-// the other's short name, no other host of the short name printed or had a clush line, the
-// host did not pass, and the expected hosts do not make them two (both expected, or the clush
-// name and another host of its short name). The summary names each host as expected.
+// own; two full names of one short name are two hosts. With clush -N (or pdsh -N) a failing
+// host's result names it short (its own "host") and clush's lines about it in full: those
+// lines are the host's (they join its lines) when one name is the other's short name, no other
+// host of the short name printed or has such lines, the host did not pass, and an expected host
+// of the short name, if any, is one of the two. The summary names each host as expected.
 FleetSummary summarize_fleet(const FleetInput& input, const std::vector<std::string>& expected);
 
 // The summary for people: failure groups, problems, firmware and rates, and a last line

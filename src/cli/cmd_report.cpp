@@ -66,7 +66,8 @@ private:
 ReportCommands::ReportCommands(CLI::App& app)
 {
   m_report = app.add_subcommand(
-      "report", "Sum up many hosts' 'check --json' lines (as clush prints them) for the cluster");
+      "report",
+      "Sum up many hosts' 'check --json' lines (as clush or pdsh prints them) for the cluster");
   m_report->add_option("file", m_input,
                        "Input: 'check --json' lines, 'HOST: ' prefixed or bare "
                        "(default '-': standard input)");

@@ -106,7 +106,7 @@ bool pdsh_prefix(std::string_view line, std::string_view& rest)
   constexpr std::string_view tag = "pdsh@";
   const auto colon = line.find(": ");
   if (line.substr(0, tag.size()) != tag || colon == std::string_view::npos ||
-      !is_valid_hostname(std::string(line.substr(tag.size(), colon - tag.size())))) {
+      !is_valid_hostname(line.substr(tag.size(), colon - tag.size()))) {
     return false;
   }
   rest = line.substr(colon + 2);
@@ -117,26 +117,32 @@ bool pdsh_prefix(std::string_view line, std::string_view& rest)
 // pid 2005", its one line without its prefix; "" for any other line.
 std::string pdsh_signalled_host(std::string_view line)
 {
+  const auto digits_from = [&line](size_t i) {
+    const size_t start = i;
+    while (i < line.size() && line[i] >= '0' && line[i] <= '9') {
+      ++i;
+    }
+    return i > start ? i : std::string_view::npos;
+  };
   constexpr std::string_view tag = "sending signal ";
+  constexpr std::string_view to = " to ";
+  constexpr std::string_view pid = "] pid ";
   if (line.substr(0, tag.size()) != tag) {
     return "";
   }
-  size_t i = tag.size();
-  const size_t digits = i;
-  while (i < line.size() && line[i] >= '0' && line[i] <= '9') {
-    ++i;
-  }
-  constexpr std::string_view to = " to ";
-  if (i == digits || line.substr(i, to.size()) != to) {
+  const size_t number_end = digits_from(tag.size());
+  if (number_end == std::string_view::npos || line.substr(number_end, to.size()) != to) {
     return "";
   }
-  i += to.size();
-  const auto end = line.find(" [", i);
-  if (end == std::string_view::npos) {
+  const size_t host = number_end + to.size();
+  const size_t bracket = line.find(" [", host);
+  const size_t pid_at = line.rfind(pid);
+  if (bracket == std::string_view::npos || pid_at == std::string_view::npos || pid_at < bracket ||
+      digits_from(pid_at + pid.size()) != line.size()) {
     return "";
   }
-  std::string host(line.substr(i, end - i));
-  return is_valid_hostname(host) ? host : "";
+  const auto name = line.substr(host, bracket - host);
+  return is_valid_hostname(name) ? std::string(name) : "";
 }
 
 // What ssh, not the command on the host, said: the host was not reached (clush then reports

@@ -112,7 +112,7 @@ struct SummaryNames {
 // then left out as the host that spoke itself, and its lines go with that host's, when one
 // name is the other's short name, each is the only one of its kind with that short name, the
 // one that spoke did not pass (clush speaks only of a host that failed or did not finish),
-// and the expectation (none, or expected names) does not make them two machines.
+// and an expected host of that short name is one of the two (else they may be two machines).
 SummaryNames summary_names(const FleetInput& input, const std::set<std::string>& expected)
 {
   std::map<std::string, std::vector<std::string>> expected_by_short;
@@ -138,20 +138,30 @@ SummaryNames summary_names(const FleetInput& input, const std::set<std::string>&
   SummaryNames out;
   std::map<std::string, size_t> inputs_by_short;
   std::set<std::string> absorbed;
-  for (const auto& [host, record] : input.hosts) {
+  // Whether the clush-only record of host is the one host of its short name that spoke.
+  const auto is_speakers = [&](const std::string& host, const HostRecord& record) {
     const std::string& name = short_names[host];
     const Speakers& s = by_short[name];
-    const bool one_of_each = only_clush_spoke(record) && s.only_clush == 1 && s.spoke == 1;
-    // An expected clush name must be the one expected host of the short name, which the
-    // speaker then answers for; expected both, they are two machines.
-    if (one_of_each && (s.speaker->host == name || host == name) &&
-        s.speaker->outcome() != Outcome::passed &&
-        (expected.count(host) == 0 ||
-         (expected.count(s.speaker->host) == 0 && expected_by_short[name].size() == 1))) {
-      out.clush_lines[s.speaker->host] = &record;
+    if (!only_clush_spoke(record) || s.only_clush != 1 || s.spoke != 1 ||
+        s.speaker->outcome() == Outcome::passed) {
+      return false;
+    }
+    // One of the two is the short name; the other, the full one, must be the expected host of
+    // the short name when one is expected in full: else they may be two machines.
+    if (s.speaker->host != name && host != name) {
+      return false;
+    }
+    const std::string& full = s.speaker->host == name ? host : s.speaker->host;
+    const auto e = expected_by_short.find(name);
+    return e == expected_by_short.end() ||
+           (e->second.size() == 1 && (e->second.front() == full || e->second.front() == name));
+  };
+  for (const auto& [host, record] : input.hosts) {
+    if (is_speakers(host, record)) {
+      out.clush_lines[by_short[short_names[host]].speaker->host] = &record;
       absorbed.insert(host);
     } else {
-      ++inputs_by_short[name];
+      ++inputs_by_short[short_names[host]];
     }
   }
   for (const auto& entry : input.hosts) {
@@ -161,8 +171,10 @@ SummaryNames summary_names(const FleetInput& input, const std::set<std::string>&
     }
     const std::string& name = short_names[host];
     const auto it = expected_by_short.find(name);
+    // cn001.a does not answer for cn001.b: one of the two is the short name.
     const bool alias = expected.count(host) == 0 && it != expected_by_short.end() &&
-                       it->second.size() == 1 && inputs_by_short[name] == 1;
+                       it->second.size() == 1 && inputs_by_short[name] == 1 &&
+                       (host == name || it->second.front() == name);
     out.names[host] = alias ? it->second.front() : host;
   }
   return out;

@@ -109,15 +109,20 @@ TEST(FleetParse, PdshLinesAreAboutTheirHost)
       "pdsh@head01: cn004: ibsetup killed by signal 15\n" + "pdsh@: cn005: command timeout\n" +
       "pdsh@head 01: cn006: x\n" + "pdsh@head01: no colon after the host\n" +
       "sending signal x to cn007 [ibsetup] pid 1\n" +
-      "sending signal 15 to cn 007 [ibsetup] pid 1\n" + "sending signal 15 to cn007\n");
+      "sending signal 15 to cn 007 [ibsetup] pid 1\n" + "sending signal 15 to cn007\n" +
+      "sending signal 1 to cn007 [\n" + "sending signal 1 to cn007 [x] pid 1 more\n" +
+      // A host's own line names its host, whatever it says.
+      "cn003: sending signal 15 to cn009 [x] pid 1\n" + "cn003: pdsh@head01: cn009: x\n");
   ASSERT_EQ(3U, input.hosts.size());
   EXPECT_EQ(Outcome::failed, input.hosts.at("cn002").outcome());
   const auto& cn003 = input.hosts.at("cn003");
   EXPECT_EQ(Outcome::invalid, cn003.outcome());
   EXPECT_EQ("not JSON", cn003.problem);  // the host's own line beats pdsh's
-  EXPECT_EQ((std::vector<std::string>{"cn003: Segmentation fault",
-                                      "pdsh@head01: cn003: ibsetup exited with exit code 139"}),
-            cn003.lines);
+  EXPECT_EQ(
+      (std::vector<std::string>{
+          "cn003: Segmentation fault", "pdsh@head01: cn003: ibsetup exited with exit code 139",
+          "cn003: sending signal 15 to cn009 [x] pid 1", "cn003: pdsh@head01: cn009: x"}),
+      cn003.lines);
   const auto& cn004 = input.hosts.at("cn004");
   EXPECT_EQ(Outcome::no_answer, cn004.outcome());
   EXPECT_EQ("command timeout", cn004.problem);
@@ -129,7 +134,8 @@ TEST(FleetParse, PdshLinesAreAboutTheirHost)
   EXPECT_EQ((std::vector<std::string>{
                 "pdsh@: cn005: command timeout", "pdsh@head 01: cn006: x",
                 "pdsh@head01: no colon after the host", "sending signal x to cn007 [ibsetup] pid 1",
-                "sending signal 15 to cn 007 [ibsetup] pid 1", "sending signal 15 to cn007"}),
+                "sending signal 15 to cn 007 [ibsetup] pid 1", "sending signal 15 to cn007",
+                "sending signal 1 to cn007 [", "sending signal 1 to cn007 [x] pid 1 more"}),
             input.unattributed);
 }
 
@@ -423,6 +429,31 @@ TEST(FleetSummary, ClushLineStaysAHostWhenItCouldBeAnotherMachine)
   ASSERT_EQ(2U, two.problems.size());
   EXPECT_EQ("exited with exit code 5", two.problems[1].problem);
   EXPECT_EQ((std::vector<std::string>{"cn001"}), two.unexpected);
+  // ... and the other way round: clush names the short name, two full names are expected.
+  const auto short_line = summarize_fleet(
+      read(result_json("cn001.a", fail, false) + "\n" + "clush: cn001: exited with exit code 5\n"),
+      {"cn001.a", "cn001.b"});
+  EXPECT_EQ((std::vector<std::string>{"cn001.a"}), short_line.failed);
+  EXPECT_EQ((std::vector<std::string>{"cn001", "cn001.b"}), short_line.no_answer);
+
+  // One host expected in full, clush speaks of another full name of that short name.
+  const auto other = summarize_fleet(
+      read(result_json("cn001", fail, false) + "\n" + "clush: cn001.other: command timeout\n"),
+      {"cn001.site"});
+  EXPECT_EQ((std::vector<std::string>{"cn001"}), other.failed);
+  EXPECT_EQ((std::vector<std::string>{"cn001.other", "cn001.site"}), other.no_answer);
+  EXPECT_EQ((std::vector<std::string>{"cn001", "cn001.other"}), other.unexpected);
+}
+
+// Two full names of one short name are two machines: cn007.a's pass is not cn007.b's.
+TEST(FleetSummary, AFullNameDoesNotAnswerForAnotherFullName)
+{
+  const auto s =
+      summarize_fleet(read("cn007.a: " + result_json("cn007", k_pass) + "\n"), {"cn007.b"});
+  EXPECT_EQ((std::vector<std::string>{"cn007.a"}), s.passed);  // a host of its own
+  EXPECT_EQ((std::vector<std::string>{"cn007.b"}), s.no_answer);
+  EXPECT_EQ((std::vector<std::string>{"cn007.a"}), s.unexpected);
+  EXPECT_FALSE(s.ok());
 }
 
 // Where it is the host's: a short expected name, a host that printed no result, a timeout
@@ -438,6 +469,15 @@ TEST(FleetSummary, ClushLineGoesWithTheHostThatSpoke)
            "clush: cn06.site: exited with exit code 5\n");
   const auto s = summarize_fleet(input, {"cn01", "cn04", "cn05", "cn06"});
   EXPECT_EQ((std::vector<std::string>{"cn01", "cn05", "cn06"}), s.failed);
+  // pdsh -N: its lines about cn07.site, the timeout's unprefixed one included.
+  const auto pdsh = summarize_fleet(
+      read(result_json("cn07", fail, false) + "\n" + "pdsh@head: cn07.site: command timeout\n" +
+           "sending signal 15 to cn07.site [ibsetup] pid 9\n" +
+           "pdsh@head: cn07.site: ibsetup killed by signal 15\n"),
+      {"cn07.site"});
+  EXPECT_EQ((std::vector<std::string>{"cn07.site"}), pdsh.failed);
+  EXPECT_TRUE(pdsh.no_answer.empty());
+  EXPECT_TRUE(pdsh.unexpected.empty());
   EXPECT_EQ((std::vector<std::string>{"cn04"}), s.invalid);
   EXPECT_TRUE(s.no_answer.empty());
   EXPECT_TRUE(s.unexpected.empty());
