@@ -54,7 +54,8 @@ Report parse_check_json(const std::string& text, bool* reported_ok = nullptr);
 
 // Adds one input line. Accepted forms: "HOST: {json}" (clush), "{json}" (clush -N: the
 // result's "host" names it), "clush: HOST: message" (clush about HOST), "pdsh@NODE: HOST:
-// message" and "sending signal N to HOST [COMMAND] pid P" (pdsh about HOST), "HOST: text" (a
+// message" and "sending signal N to HOST [COMMAND] pid P" (pdsh about HOST, named up to its
+// first dot as pdsh names it elsewhere, unless it starts with a digit), "HOST: text" (a
 // host's other output). A clush prefix names the host even when the result says otherwise,
 // since it is the name the admin passed to -w. A later valid result of a host replaces an
 // earlier one.
@@ -105,11 +106,11 @@ struct FleetSummary {
 // hosts present in the input. An input host given in full (cn001.site, as clush prints the
 // names its groups give) is the expected host of its short name, and the other way round,
 // unless another input or expected host has that short name; an IPv4 address is a name of its
-// own; two full names of one short name are two hosts. With clush -N (or pdsh -N) a failing
-// host's result names it short (its own "host") and clush's lines about it in full: those
-// lines are the host's (they join its lines) when one name is the other's short name, no other
-// host of the short name printed or has such lines, the host did not pass, and an expected host
-// of the short name, if any, is one of the two. The summary names each host as expected.
+// own; two full names of one short name are two hosts. With clush -N a failing host's result
+// names it short (its own "host") and clush's lines about it in full: those lines are the
+// host's (they join its lines) when one name is the other's short name, no other host of the
+// short name printed or has such lines, the host did not pass, and at most one host of the
+// short name is expected, one of the two. The summary names each host as expected.
 FleetSummary summarize_fleet(const FleetInput& input, const std::vector<std::string>& expected);
 
 // The summary for people: failure groups, problems, firmware and rates, and a last line

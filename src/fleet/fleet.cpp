@@ -113,8 +113,9 @@ bool pdsh_prefix(std::string_view line, std::string_view& rest)
   return true;
 }
 
-// The host pdsh names when its timeout ends a command: "sending signal 15 to cn007 [ibsetup]
-// pid 2005", its one line without its prefix; "" for any other line.
+// The host pdsh names when its timeout ends a command: "sending signal 15 to cn007.site
+// [COMMAND] pid 2005" (COMMAND: ssh, or the command of its exec module), its one line without
+// its prefix, as pdsh names the host elsewhere (cn007); "" for any other line.
 std::string pdsh_signalled_host(std::string_view line)
 {
   const auto digits_from = [&line](size_t i) {
@@ -141,8 +142,16 @@ std::string pdsh_signalled_host(std::string_view line)
       digits_from(pid_at + pid.size()) != line.size()) {
     return "";
   }
-  const auto name = line.substr(host, bracket - host);
-  return is_valid_hostname(name) ? std::string(name) : "";
+  auto name = line.substr(host, bracket - host);
+  if (!is_valid_hostname(name)) {
+    return "";
+  }
+  // This line has the name given to -w; pdsh's others, and its prefix, have it up to the
+  // first dot unless it starts with a digit (an address): the same host is named so.
+  if (name.front() < '0' || name.front() > '9') {
+    name = name.substr(0, name.find('.'));
+  }
+  return std::string(name);
 }
 
 // What ssh, not the command on the host, said: the host was not reached (clush then reports

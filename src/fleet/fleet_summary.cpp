@@ -112,7 +112,8 @@ struct SummaryNames {
 // then left out as the host that spoke itself, and its lines go with that host's, when one
 // name is the other's short name, each is the only one of its kind with that short name, the
 // one that spoke did not pass (clush speaks only of a host that failed or did not finish),
-// and an expected host of that short name is one of the two (else they may be two machines).
+// and at most one host of that short name is expected, one of the two (else they may be two
+// machines).
 SummaryNames summary_names(const FleetInput& input, const std::set<std::string>& expected)
 {
   std::map<std::string, std::vector<std::string>> expected_by_short;

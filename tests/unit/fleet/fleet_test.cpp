@@ -469,15 +469,22 @@ TEST(FleetSummary, ClushLineGoesWithTheHostThatSpoke)
            "clush: cn06.site: exited with exit code 5\n");
   const auto s = summarize_fleet(input, {"cn01", "cn04", "cn05", "cn06"});
   EXPECT_EQ((std::vector<std::string>{"cn01", "cn05", "cn06"}), s.failed);
-  // pdsh -N: its lines about cn07.site, the timeout's unprefixed one included.
+  // pdsh -N -w cn07.site, as pdsh prints it: the host up to its first dot, but in full in
+  // the line of its timeout. One host, the one expected.
   const auto pdsh = summarize_fleet(
-      read(result_json("cn07", fail, false) + "\n" + "pdsh@head: cn07.site: command timeout\n" +
-           "sending signal 15 to cn07.site [ibsetup] pid 9\n" +
-           "pdsh@head: cn07.site: ibsetup killed by signal 15\n"),
-      {"cn07.site"});
+      read(result_json("cn07", fail, false) + "\n" + "pdsh@head: cn07: command timeout\n" +
+           "sending signal 15 to cn07.site [ssh] pid 9\n" +
+           "pdsh@head: cn07: ssh killed by signal 15\n" + "pdsh@head: cn08: command timeout\n" +
+           "sending signal 15 to cn08.site [ssh] pid 10\n" +
+           "sending signal 15 to 10.1.0.9 [ssh] pid 11\n"),
+      {"cn07.site", "cn08.site", "10.1.0.9"});
   EXPECT_EQ((std::vector<std::string>{"cn07.site"}), pdsh.failed);
-  EXPECT_TRUE(pdsh.no_answer.empty());
+  EXPECT_EQ((std::vector<std::string>{"10.1.0.9", "cn08.site"}), pdsh.no_answer);
   EXPECT_TRUE(pdsh.unexpected.empty());
+  ASSERT_EQ(2U, pdsh.problems.size());
+  EXPECT_EQ((std::vector<std::string>{"pdsh@head: cn08: command timeout",
+                                      "sending signal 15 to cn08.site [ssh] pid 10"}),
+            pdsh.problems[1].lines);
   EXPECT_EQ((std::vector<std::string>{"cn04"}), s.invalid);
   EXPECT_TRUE(s.no_answer.empty());
   EXPECT_TRUE(s.unexpected.empty());
