@@ -8,13 +8,8 @@
 set -u
 bin=$1 src=$2
 here=$(cd "$(dirname "$0")" && pwd)
-command -v pdsh >/dev/null 2>&1 || { echo "SKIP: pdsh is not installed"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-. "$(dirname "${BASH_SOURCE[0]}")/../scripts/expect.sh"
-
-fixture=$src/tests/fixtures/sysfs/hdr-2hca
-port=class/infiniband/mlx5_0/ports/1
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+fleet_setup pdsh "pdsh"
 for n in 01 02 03 04 05; do
   cp -a "$fixture" "$tmp/node$n"
 done
