@@ -118,28 +118,19 @@ bool pdsh_prefix(std::string_view line, std::string_view& rest)
 // its prefix, as pdsh names the host elsewhere (cn007); "" for any other line.
 std::string pdsh_signalled_host(std::string_view line)
 {
-  const auto digits_from = [&line](size_t i) {
-    const size_t start = i;
-    while (i < line.size() && line[i] >= '0' && line[i] <= '9') {
-      ++i;
-    }
-    return i > start ? i : std::string_view::npos;
-  };
   constexpr std::string_view tag = "sending signal ";
   constexpr std::string_view to = " to ";
   constexpr std::string_view pid = "] pid ";
   if (line.substr(0, tag.size()) != tag) {
     return "";
   }
-  const size_t number_end = digits_from(tag.size());
-  if (number_end == std::string_view::npos || line.substr(number_end, to.size()) != to) {
-    return "";
-  }
-  const size_t host = number_end + to.size();
-  const size_t bracket = line.find(" [", host);
+  const size_t to_at = line.find(to, tag.size());
+  const size_t host = to_at + to.size();
+  const size_t bracket = to_at == std::string_view::npos ? to_at : line.find(" [", host);
   const size_t pid_at = line.rfind(pid);
-  if (bracket == std::string_view::npos || pid_at == std::string_view::npos || pid_at < bracket ||
-      digits_from(pid_at + pid.size()) != line.size()) {
+  if (bracket == std::string_view::npos || pid_at == std::string_view::npos ||
+      !util::parse_unsigned(line.substr(tag.size(), to_at - tag.size())) ||
+      !util::parse_unsigned(line.substr(pid_at + pid.size()))) {
     return "";
   }
   auto name = line.substr(host, bracket - host);
