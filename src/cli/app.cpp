@@ -323,6 +323,9 @@ int run(int argc, char** argv)
         [&] { return report_cmds ? report_cmds->run() : -1; },
         [&] { return partitions_cmds ? partitions_cmds->run() : -1; },
     };
+    if (render_cmds) {
+      render_cmds->refuse_mixed_apply();
+    }
     int code = -1;
     for (const auto& command : table) {
       code = command();

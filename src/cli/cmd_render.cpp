@@ -56,17 +56,24 @@ RenderCommands::RenderCommands(CLI::App& app, CLI::App* apply)
                                 "directory (kickstart %post, images)");
   m_render->add_option("file", m_file, "Cluster profile (YAML)")->required();
   m_render->add_option("--node", m_node, "Node to render (default: this host's short name)");
+  m_apply = apply;
   for (CLI::App* cmd : {m_render, apply}) {
-    cmd->add_option("--root", m_root, "Root directory to write under (e.g. / or /mnt/sysimage)");
-    cmd->add_option("--format", m_format,
-                    "nm-keyfile (default), ifcfg, hosts (an /etc/hosts fragment) or udev (rules "
-                    "naming the base interfaces by port GUID)");
-    cmd->add_option("--templates", m_templates,
-                    "Directory with ifcfg templates (default: /etc/ibsetup/templates, then " +
-                        std::string(IBSETUP_DATADIR) + "/templates)");
-    cmd->add_option("--hosts-pattern", m_hosts_pattern,
-                    "Host names in the hosts fragment, with {host} and {if} (default: {host}-ib "
-                    "for the first interface, {host}-{if} for the others)");
+    const CLI::Option* const options[] = {
+        cmd->add_option("--root", m_root,
+                        "Root directory to write under (e.g. / or /mnt/sysimage)"),
+        cmd->add_option("--format", m_format,
+                        "nm-keyfile (default), ifcfg, hosts (an /etc/hosts fragment) or udev "
+                        "(rules naming the base interfaces by port GUID)"),
+        cmd->add_option("--templates", m_templates,
+                        "Directory with ifcfg templates (default: /etc/ibsetup/templates, then " +
+                            std::string(IBSETUP_DATADIR) + "/templates)"),
+        cmd->add_option("--hosts-pattern", m_hosts_pattern,
+                        "Host names in the hosts fragment, with {host} and {if} (default: "
+                        "{host}-ib for the first interface, {host}-{if} for the others)"),
+    };
+    if (cmd == apply) {
+      m_offline_only.assign(std::begin(options), std::end(options));
+    }
   }
   m_render->add_option("--inventories", m_inventories,
                        "--format udev: read the port GUIDs from SRC (- for inspect --json lines "
@@ -80,6 +87,38 @@ RenderCommands::RenderCommands(CLI::App& app, CLI::App* apply)
   apply->add_flag("--offline", m_offline,
                   "Write persistent configuration under --root instead of changing the running "
                   "host (same as render)");
+}
+
+// CLI11's needs() and excludes() would do this, but they print into --help's option column,
+// which bash completion reads.
+void RenderCommands::refuse_mixed_apply() const
+{
+  if (m_apply == nullptr || !*m_apply) {
+    return;
+  }
+  if (!m_offline) {
+    // Without --offline, apply changes the running host: a kickstart's `apply --root
+    // /mnt/sysimage` that forgot --offline must not reconfigure the installer's interfaces.
+    for (const CLI::Option* o : m_offline_only) {
+      if (o->count() > 0) {
+        throw Error(ErrorKind::usage, o->get_name() +
+                                          " is for apply --offline (or render); without "
+                                          "--offline apply changes this host");
+      }
+    }
+    return;
+  }
+  // What only a live apply does would be silently dropped, and whoever gave it expects it.
+  for (const char* live :
+       {"--prune", "--backend", "--no-activate", "--adopt", "--adopt-dir", "--rollback-timeout",
+        "--wait", "--lock-file", "--mstconfig", "--mstconfig-timeout-ms", "--step-delay-ms"}) {
+    const CLI::Option* o = m_apply->get_option_no_throw(live);
+    if (o != nullptr && o->count() > 0) {
+      throw Error(ErrorKind::usage, std::string(live) +
+                                        " is for a live apply; apply --offline only writes files "
+                                        "under --root");
+    }
+  }
 }
 
 int RenderCommands::run()

@@ -12,7 +12,8 @@
 
 namespace CLI {
 class App;
-}
+class Option;
+}  // namespace CLI
 
 namespace ibsetup::cli {
 
@@ -96,9 +97,14 @@ public:
   bool offline() const { return m_offline; }
   int render_offline(const std::string& file, const std::string& node, bool json, bool dry_run,
                      bool quiet);
+  // Throws a usage Error when apply mixes what only --offline does with what only a live apply
+  // does; nothing when apply was not the command.
+  void refuse_mixed_apply() const;
 
 private:
   CLI::App* m_render = nullptr;
+  CLI::App* m_apply = nullptr;
+  std::vector<const CLI::Option*> m_offline_only;  // apply's --root, --format, ...
   std::string m_file;
   std::string m_node;
   std::string m_root;

@@ -62,6 +62,14 @@ root=$(mktemp -d)
 check render-create 0 'created  .*/etc/NetworkManager/system-connections/ibsetup-ib0.nmconnection' -- render "$src/profiles/lab.yaml" --node lab01 --root "$root"
 check render-again 0 '^unchanged  .*ibsetup-ib0.8010.nmconnection' -- render "$src/profiles/lab.yaml" --node lab01 --root "$root"
 check apply-offline-ifcfg 0 'created  .*/etc/sysconfig/network-scripts/ifcfg-ib0.8010' -- apply "$src/profiles/lab.yaml" --node lab01 --offline --root "$root" --format ifcfg --templates "$src/templates"
+# apply without --offline changes this host: --root (a kickstart that forgot --offline) and the
+# other offline options are refused before anything is read, and apply --offline refuses what only a
+# live apply does rather than dropping it. --dry-run keeps the old behaviour harmless here.
+check apply-root-needs-offline 2 '^ibsetup: error: --root is for apply --offline \(or render\); without --offline apply changes this host$' -- apply "$src/profiles/lab.yaml" --node lab01 --root "$root" --dry-run
+check apply-format-needs-offline 2 '^ibsetup: error: --format is for apply --offline' -- apply "$src/profiles/lab.yaml" --node lab01 --format ifcfg --dry-run
+check apply-offline-backend 2 '^ibsetup: error: --backend is for a live apply; apply --offline only writes files under --root$' -- apply "$src/profiles/lab.yaml" --node lab01 --offline --root "$root" --backend netlink --dry-run
+check apply-offline-prune 2 '^ibsetup: error: --prune is for a live apply' -- apply "$src/profiles/lab.yaml" --node lab01 --offline --root "$root" --prune --dry-run
+check apply-offline-no-firmware 0 'unchanged  .*ifcfg-ib0.8010' -- apply "$src/profiles/lab.yaml" --node lab01 --offline --root "$root" --format ifcfg --templates "$src/templates" --no-firmware
 check render-hosts-json 0 '"path":"etc/hosts.ibsetup","result":"created"' -- render "$src/profiles/lab.yaml" --root "$root" --format hosts --json
 check render-no-root 2 '--root DIR is required' -- render "$src/profiles/lab.yaml" --node lab01
 check render-udev 0 'created  .*/etc/udev/rules.d/70-ibsetup-ipoib.rules' -- render "$src/profiles/lab.yaml" --node lab01 --root "$root" --format udev --inventories "$src/tests/data/partitions/udev"
