@@ -127,36 +127,64 @@ void check_abi(const std::string& sysfs_root, bool any_hca, std::vector<Result>&
   }
 }
 
+// An attribute the kernel could not give ("Unknown" speed, no current_link_width: a link that
+// did not train, or a virtual function, whose link registers read zero) cannot show the
+// profile's minimum is met, so it fails; without a minimum in the profile it is a skip.
+void unknown_link(std::vector<Result>& out, const char* id, const std::string& subject,
+                  const char* attribute, const std::optional<std::string>& required)
+{
+  if (!required) {
+    skip(out, id, subject, std::string("PCIe ") + attribute + " unknown in sysfs");
+    return;
+  }
+  add(out, id, subject, false, "at least " + *required, "unknown",
+      subject + ": PCIe link " + attribute + " unknown in sysfs, expected at least " + *required +
+          " (profile)");
+}
+
 void check_pcie(const profile::HcaSpec& spec, const inventory::Device& d, std::vector<Result>& out)
 {
   const std::string subject = d.name;
-  if (!d.pci || !d.pci->link_width || !d.pci->link_speed_gts) {
+  if (!d.pci) {
     skip(out, "pcie.width", subject, "no PCIe link attributes in sysfs");
     skip(out, "pcie.speed", subject, "no PCIe link attributes in sysfs");
     return;
   }
   const auto& p = *d.pci;
   // The link can train no wider or faster than the slower end: the card or its bridge.
-  int want_width = p.max_link_width.value_or(0);
-  if (p.bridge_max_width) {
-    want_width = std::min(want_width == 0 ? *p.bridge_max_width : want_width, *p.bridge_max_width);
+  if (!p.link_width) {
+    unknown_link(out, "pcie.width", subject, "width",
+                 spec.pcie_width ? std::optional<std::string>("x" + number(*spec.pcie_width))
+                                 : std::nullopt);
+  } else {
+    int want_width = p.max_link_width.value_or(0);
+    if (p.bridge_max_width) {
+      want_width =
+          std::min(want_width == 0 ? *p.bridge_max_width : want_width, *p.bridge_max_width);
+    }
+    std::string why = "card max x" + number(p.max_link_width.value_or(0)) + ", bridge max x" +
+                      (p.bridge_max_width ? number(*p.bridge_max_width) : std::string("?"));
+    if (spec.pcie_width) {
+      want_width = std::max(want_width, *spec.pcie_width);
+      why += ", profile x" + number(*spec.pcie_width);
+    }
+    add(out, "pcie.width", subject, *p.link_width >= want_width, "at least x" + number(want_width),
+        "x" + number(*p.link_width),
+        subject + ": PCIe link x" + number(*p.link_width) +
+            (*p.link_width >= want_width ? "" : ", expected at least x" + number(want_width)) +
+            " (" + why + ")");
+  }
+  if (!p.link_speed_gts) {
+    unknown_link(out, "pcie.speed", subject, "speed",
+                 spec.pcie_speed ? std::optional<std::string>(number(*spec.pcie_speed) + " GT/s")
+                                 : std::nullopt);
+    return;
   }
   double want_speed = p.max_link_speed_gts.value_or(0);
   if (p.bridge_max_speed_gts) {
     want_speed =
         std::min(want_speed == 0 ? *p.bridge_max_speed_gts : want_speed, *p.bridge_max_speed_gts);
   }
-  std::string why = "card max x" + number(p.max_link_width.value_or(0)) + ", bridge max x" +
-                    (p.bridge_max_width ? number(*p.bridge_max_width) : std::string("?"));
-  if (spec.pcie_width) {
-    want_width = std::max(want_width, *spec.pcie_width);
-    why += ", profile x" + number(*spec.pcie_width);
-  }
-  add(out, "pcie.width", subject, *p.link_width >= want_width, "at least x" + number(want_width),
-      "x" + number(*p.link_width),
-      subject + ": PCIe link x" + number(*p.link_width) +
-          (*p.link_width >= want_width ? "" : ", expected at least x" + number(want_width)) + " (" +
-          why + ")");
   std::string swhy = "card max " + number(p.max_link_speed_gts.value_or(0)) + " GT/s, bridge max " +
                      (p.bridge_max_speed_gts ? number(*p.bridge_max_speed_gts) : std::string("?")) +
                      " GT/s";

@@ -86,6 +86,35 @@ TEST(CheckLocal, FirmwareNumbersOfAnyLengthCompare)
   }
 }
 
+// Without a minimum in the profile, an attribute the kernel could not give is a skip (a
+// virtual function's link registers read zero), and the other one is still checked.
+TEST(CheckLocal, UnknownPcieLinkIsASkipWithoutAProfileMinimum)
+{
+  test::TempDir tmp;
+  const fs::path root = tmp.path() / "sys";
+  fs::copy(k_fixtures / "hdr-2hca", root,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  std::ofstream(root / "class/infiniband/mlx5_0/device/current_link_speed") << "Unknown\n";
+  std::ifstream in(k_profile);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto line = text.find("        pcie: {width: 16, speed: 16.0}\n");
+  ASSERT_NE(line, std::string::npos);
+  text.erase(line, std::string("        pcie: {width: 16, speed: 16.0}\n").size());
+  const auto node = profile::resolve_node(profile::load_profile_text(text, "c.yaml"), "hdr01");
+  inventory::Options o;
+  o.sysfs_root = root.string();
+  o.netdev_names = {"ib0", "ib1"};
+  std::string seen;
+  for (const auto& r : check::check_local(node, inventory::inspect(o), root.string(), {false})) {
+    if (r.id.rfind("pcie.", 0) == 0 && r.subject == "mlx5_0") {
+      seen += r.id + " " + check::to_string(r.status) + ": " + r.message + "\n";
+    }
+  }
+  EXPECT_EQ(seen,
+            "pcie.width pass: mlx5_0: PCIe link x16 (card max x16, bridge max x16)\n"
+            "pcie.speed skip: mlx5_0: PCIe speed unknown in sysfs\n");
+}
+
 class CheckFailure : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CheckFailure, NamesTheCheckAndWhatItSaw)
@@ -175,6 +204,26 @@ const Case k_cases[] = {
      "pcie.width",
      "mlx5_0",
      "mlx5_0: PCIe link x8, expected at least x16 (card max x16, bridge max x16, profile x16)"},
+    // The kernel's "Unknown" (a link that did not train) cannot meet the profile's minimum;
+    // that used to skip both PCIe checks and pass the node.
+    {"pcie_speed_unknown",
+     {{"class/infiniband/mlx5_0/device/current_link_speed", "Unknown"}},
+     "pcie.speed",
+     "mlx5_0",
+     "mlx5_0: PCIe link speed unknown in sysfs, expected at least 16 GT/s (profile)"},
+    {"pcie_width_missing",
+     {{"class/infiniband/mlx5_0/device/current_link_width", ""}},
+     "pcie.width",
+     "mlx5_0",
+     "mlx5_0: PCIe link width unknown in sysfs, expected at least x16 (profile)"},
+    {"pcie_down",
+     {{"class/infiniband/mlx5_0/device/current_link_speed", "Unknown"},
+      {"class/infiniband/mlx5_0/device/current_link_width", "0"}},
+     "pcie.width",
+     "mlx5_0",
+     "mlx5_0: PCIe link x0, expected at least x16 (card max x16, bridge max x16, profile x16)",
+     nullptr,
+     "pcie.speed"},
     {"pcie_gen3",
      {{"class/infiniband/mlx5_0/device/current_link_speed", "8.0 GT/s PCIe"}},
      "pcie.speed",
