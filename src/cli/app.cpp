@@ -17,6 +17,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -120,7 +123,8 @@ const char* const k_footer = R"(Exit codes:
   1  internal error (a bug in ibsetup; please report it)
   2  usage error (bad command line)
   3  invalid input (the profile or another input file; every problem is listed)
-  4  environment problem (missing file, permission or program on this host)
+  4  environment problem (missing file, permission or program on this host; standard
+     output that cannot be written)
   5  a check failed
   6  plan --detailed-exitcode: changes are pending
   7  apply failed or was interrupted (SIGINT, SIGTERM, SIGHUP, standard output closed);
@@ -229,9 +233,27 @@ unsigned groups_for(int argc, char** argv)
 
 }  // namespace
 
-int run(int argc, char** argv)
+namespace {
+
+// What the command printed must have reached standard output: `partitions > file` on a full
+// disk, or `render --json >&-`, must not exit 0 with the output cut short. A command that
+// already failed keeps its own code (apply has reported a closed output itself).
+int finish_output(int code)
 {
-  const SafeOutput safe_output;
+  errno = 0;
+  std::cout.flush();
+  if (std::cout.good() || code != 0) {
+    return code;
+  }
+  const int error = errno;
+  print_error(std::string("cannot write to standard output") +
+              (error != 0 ? std::string(": ") + std::strerror(error) : std::string()) +
+              "; what it shows is incomplete");
+  return exit_code(ErrorKind::environment);
+}
+
+int run_command(int argc, char** argv)
+{
   // This process holds a handful of descriptors and closes none while inspect's readers run
   // (check's watchdog polls its own pipe; libnm's D-Bus thread, when the NetworkManager plugin
   // is loaded, keeps its connection for the whole run): the readers' copies cost nothing here.
@@ -344,6 +366,14 @@ int run(int argc, char** argv)
     print_error(std::string("internal error: ") + e.what());
     return exit_code(ErrorKind::internal);
   }
+}
+
+}  // namespace
+
+int run(int argc, char** argv)
+{
+  const SafeOutput safe_output;
+  return finish_output(run_command(argc, argv));
 }
 
 }  // namespace ibsetup::cli

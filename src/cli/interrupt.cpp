@@ -110,6 +110,8 @@ void emit_report(const std::string& text)
     g_output_closed = true;
   }
   std::cerr << "ibsetup: standard output is closed; the report follows here\n" << text;
+  // Said and delivered: the end of the run (finish_output) must not call it a failure again.
+  std::cout.clear();
 }
 
 }  // namespace ibsetup::cli

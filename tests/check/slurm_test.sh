@@ -122,5 +122,24 @@ expect "hung check: drained as timed out" "$(tail -1 "$work/argv.log")" \
   "update|NodeName=hdr01|State=DRAIN|Reason=ibsetup: hdr01: check did not finish within 1 s (--timeout)"
 expect "hung check: ended by the watchdog (${elapsed_ms} ms < 4000)" "$((elapsed_ms < 4000))" 1
 
+# Standard output a pipe whose reader is gone (a killed health-check wrapper): the check used
+# to die of SIGPIPE at its first line, before Slurm heard of the failure or the textfile was
+# written. Python gives the child SIGPIPE at its default, as a shell does.
+state "IDLE" "none"
+mkdir "$work/tf"
+code=$(python3 - "$ibsetup" check "$profile" --node hdr01 --scontrol "$work/scontrol" \
+  --slurm-drain --sysfs-root "$broken" --format nhc --textfile-dir "$work/tf" 2>"$work/err" <<'PY'
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+print(subprocess.call(sys.argv[1:], stdout=w))
+PY
+)
+expect "closed output, failing node: exit 5" "$code" 5
+expect "closed output, failing node: drained" "$(tail -1 "$work/argv.log" | cut -d'|' -f1-3)" \
+  "update|NodeName=hdr01|State=DRAIN"
+expect "closed output, failing node: metrics written" \
+  "$(grep -c '^ibsetup_check_ok 0$' "$work/tf/ibsetup.prom")" 1
+
 echo "slurm: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -55,6 +55,22 @@ else
   fail=$((fail + 1))
 fi
 rm -rf "$yaml_dir"
+# Output that cannot be written (a full disk, a closed descriptor) is an error, not exit 0 with
+# the output cut short; ENOSPC from /dev/full.
+for target in /dev/full closed; do
+  if [ "$target" = closed ]; then
+    out=$("$bin" show --json "$src/profiles/lab.yaml" --node lab02 2>&1 >&-)
+  else
+    out=$("$bin" show --json "$src/profiles/lab.yaml" --node lab02 2>&1 >"$target")
+  fi
+  code=$?
+  if [ "$code" = 4 ] && grep -qE '^ibsetup: error: cannot write to standard output: .*; what it shows is incomplete$' <<<"$out"; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL output-$target: exit $code (want 4), output: $out"
+    fail=$((fail + 1))
+  fi
+done
 check show-node 0 'ib0 +- +datagram' -- show "$src/profiles/lab.yaml" --node lab01
 check show-json 0 '^\{"host":"lab02"' -- show --json "$src/profiles/lab.yaml" --node lab02
 check show-unknown 3 "host 'nope' is not in any node group" -- show "$src/profiles/lab.yaml" --node nope
