@@ -40,11 +40,20 @@ Port port_from(const json::View& j, std::vector<std::string>& warnings)
     throw InputError(j["port"].path() + ": " + std::to_string(p.port) +
                      " is not a port number (1 to 255, or a switch's 0)");
   }
+  // The JSON carries the kernel's names, not its codes ("4: ACTIVE"); the metrics give the
+  // codes, and a saved inventory read back must give the same as the sysfs it was taken from.
+  // The enumerators are in the kernel's order: PortState from 0 (NOP), PhysState from 1.
   if (auto s = j["state"].opt_string()) {
     p.state = reading_of<PortState>(*s);
+    if (p.state->value != PortState::other) {
+      p.state_code = static_cast<int>(p.state->value);
+    }
   }
   if (auto s = j["phys_state"].opt_string()) {
     p.phys_state = reading_of<PhysState>(*s);
+    if (p.phys_state->value != PhysState::other) {
+      p.phys_state_code = static_cast<int>(p.phys_state->value) + 1;
+    }
   }
   p.rate_gbps = j["rate_gbps"].opt_number();
   p.width = j["width"].opt_string();
@@ -52,9 +61,18 @@ Port port_from(const json::View& j, std::vector<std::string>& warnings)
   if (auto s = j["link_layer"].opt_string()) {
     p.link_layer = reading_of<LinkLayer>(*s);
   }
-  p.lid = j["lid"].opt_int();
-  p.sm_lid = j["sm_lid"].opt_int();
-  p.lmc = j["lmc"].opt_int();
+  // A LID is 16 bits and the LMC 3 (what sysfs can show); inspect never writes anything else.
+  const auto bounded = [&j](const char* key, int max) {
+    const auto v = j[key].opt_int();
+    if (v && (*v < 0 || *v > max)) {
+      throw InputError(j[key].path() + ": " + std::to_string(*v) + " is out of range (0 to " +
+                       std::to_string(max) + ")");
+    }
+    return v;
+  };
+  p.lid = bounded("lid", 0xffff);
+  p.sm_lid = bounded("sm_lid", 0xffff);
+  p.lmc = bounded("lmc", 7);
   p.cap_mask = j["cap_mask"].opt_string();
   p.port_guid = j["port_guid"].opt_string();
   if (!j["pkeys"].is_null()) {

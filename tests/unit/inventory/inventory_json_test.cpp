@@ -74,6 +74,47 @@ TEST(InventoryJson, FixturesRoundTripByteForByte)
   }
 }
 
+// A saved inventory gives the port state codes the sysfs it was taken from gave: the metrics
+// of `check --inventory` showed every port as down (state 0) on a healthy node.
+TEST(InventoryJson, PortStateCodesComeBackFromTheNames)
+{
+  size_t ports = 0;
+  for (const auto& e : std::filesystem::directory_iterator(
+           std::filesystem::path(IBSETUP_TEST_DATA) / ".." / "fixtures" / "sysfs")) {
+    if (!e.is_directory()) {
+      continue;
+    }
+    inventory::Options o;
+    o.sysfs_root = e.path().string();
+    const auto live = inventory::inspect(o);
+    const auto saved = inventory::host_from_json(inventory::host_to_json(live));
+    ASSERT_EQ(live.devices.size(), saved.devices.size()) << e.path();
+    for (size_t d = 0; d < live.devices.size(); ++d) {
+      ASSERT_EQ(live.devices[d].ports.size(), saved.devices[d].ports.size()) << e.path();
+      for (size_t p = 0; p < live.devices[d].ports.size(); ++p) {
+        const auto& a = live.devices[d].ports[p];
+        const auto& b = saved.devices[d].ports[p];
+        EXPECT_EQ(a.state_code, b.state_code) << e.path() << " port " << a.port;
+        EXPECT_EQ(a.phys_state_code, b.phys_state_code) << e.path() << " port " << a.port;
+        ports += a.state_code ? 1 : 0;
+      }
+    }
+  }
+  EXPECT_GE(ports, 20U);  // every fixture's ports, not an empty loop
+}
+
+// LIDs and the LMC are as wide as the fields that carry them.
+TEST(InventoryJson, LidsOutOfRangeAreRefused)
+{
+  EXPECT_EQ("devices[0].ports[0].lid: -5 is out of range (0 to 65535)",
+            failure(edited("\"lid\": 5", "\"lid\": -5")));
+  EXPECT_EQ("devices[0].ports[0].sm_lid: 65536 is out of range (0 to 65535)",
+            failure(edited("\"sm_lid\": 1", "\"sm_lid\": 65536")));
+  EXPECT_EQ("devices[0].ports[0].lmc: 8 is out of range (0 to 7)",
+            failure(edited("\"lmc\": 0", "\"lmc\": 8")));
+  EXPECT_EQ("accepted", failure(edited("\"lid\": 5", "\"lid\": 65535")));
+}
+
 // Addresses are typed when read: one that is not CIDR is left out with a warning naming it
 // (the planner always ignored such an address).
 TEST(InventoryJson, AddressThatIsNotCidrIsLeftOutWithAWarning)
