@@ -176,6 +176,19 @@ void read_directory(const std::string& dir, Collector& c)
 
 }  // namespace
 
+const InventoryHost* find_inventory(const Inventories& inventories, const std::string& host)
+{
+  if (const auto it = inventories.hosts.find(host); it != inventories.hosts.end()) {
+    return &it->second;
+  }
+  const auto dot = host.find('.');
+  if (dot == std::string::npos) {
+    return nullptr;
+  }
+  const auto it = inventories.hosts.find(host.substr(0, dot));
+  return it == inventories.hosts.end() ? nullptr : &it->second;
+}
+
 Inventories read_inventories(const std::string& src)
 {
   return read_inventories(src, SourceLimits(), STDIN_FILENO);

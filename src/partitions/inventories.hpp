@@ -16,4 +16,9 @@ namespace ibsetup::partitions {
 // result, never an exception; an unreadable SRC (missing path, permission) throws InputError.
 IBSETUP_EXPORT Inventories read_inventories(const std::string& src);
 
+// The inventory of a profile's host, or nullptr. The readers key hosts by their short name
+// (clush and the files may name them either way); a profile may name its hosts in full, so a
+// full name that has no inventory of its own finds its short name's.
+const InventoryHost* find_inventory(const Inventories& inventories, const std::string& host);
+
 }  // namespace ibsetup::partitions

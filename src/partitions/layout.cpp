@@ -1,5 +1,7 @@
 #include "partitions/layout.hpp"
 
+#include "partitions/inventories.hpp"
+
 #include "common/strings.hpp"
 #include "profile/merge.hpp"
 #include "profile/validate.hpp"
@@ -34,6 +36,9 @@ public:
   Builder(const profile::Profile& profile, const Inventories& inventories)
       : m_profile(profile), m_inventories(inventories)
   {
+    for (const auto& entry : m_profile.group_of_host) {
+      ++m_short_names[short_name(entry.first)];
+    }
   }
 
   Layout build();
@@ -47,8 +52,14 @@ private:
   void finish(Collected& c, Layout& out);
   void report_inventories(Layout& out) const;
 
+  static std::string short_name(const std::string& host) { return host.substr(0, host.find('.')); }
+  const InventoryHost* inventory_of(const std::string& host) const;
+
   const profile::Profile& m_profile;
   const Inventories& m_inventories;
+  // How many of the profile's hosts have each short name: an inventory under a short name
+  // (the readers shorten every name) is a full-named host's only when it is the only one.
+  std::map<std::string, int> m_short_names;
   std::map<uint16_t, Collected> m_partitions;
   std::map<std::string, std::vector<const PartitionSpec*>> m_limited;  // host -> partitions
   std::map<std::string, Member> m_ports;                               // Layout::ports by GUID
@@ -218,11 +229,20 @@ void Builder::add_member(Collected& c, const std::string& host, const InventoryP
   }
 }
 
+const InventoryHost* Builder::inventory_of(const std::string& host) const
+{
+  const auto it = m_short_names.find(short_name(host));
+  if (it != m_short_names.end() && it->second > 1) {
+    const auto exact = m_inventories.hosts.find(host);
+    return exact == m_inventories.hosts.end() ? nullptr : &exact->second;
+  }
+  return find_inventory(m_inventories, host);
+}
+
 void Builder::walk_host(const profile::Group& group, size_t index)
 {
   const std::string& host = group.hosts[index];
-  const auto inv_it = m_inventories.hosts.find(host);
-  const InventoryHost* inv = inv_it == m_inventories.hosts.end() ? nullptr : &inv_it->second;
+  const InventoryHost* inv = inventory_of(host);
   const auto* over = profile::detail::find_host_override(m_profile, host);
   std::vector<ResolvedInterface> ifaces;
   ifaces.reserve(group.interfaces.size());
@@ -361,7 +381,9 @@ void Builder::report_inventories(Layout& out) const
 {
   std::map<std::string, std::string> first;  // GUID -> "host dev/port"
   for (const auto& [host, inv] : m_inventories.hosts) {
-    if (m_profile.group_of_host.count(host) == 0) {
+    const auto shared = m_short_names.find(host);
+    if (m_profile.group_of_host.count(host) == 0 &&
+        (shared == m_short_names.end() || shared->second != 1)) {
       out.unknown_hosts.push_back(host);
     }
     for (const auto& p : inv.ports) {

@@ -204,9 +204,8 @@ InventoryHost udev_inventory(const profile::ResolvedNode& node, const std::strin
 {
   if (!inventories.empty()) {
     const auto inv = partitions::read_inventories(inventories);
-    const auto it = inv.hosts.find(node.host);
-    if (it != inv.hosts.end()) {
-      return it->second;
+    if (const InventoryHost* host = partitions::find_inventory(inv, node.host)) {
+      return *host;
     }
     // One line: the error printer escapes a newline, so the problems are joined with "; ".
     std::string why;

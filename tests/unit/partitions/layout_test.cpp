@@ -358,3 +358,36 @@ TEST(PartitionsLayout, AFullMemberListedAsLimitedStaysFull)
             "cn01 mlx5_0/1 is a full member of 0x0001 (ib_8001) and listed in its limited "
             "members (partitions.pkeys[0].limited); written as full");
 }
+
+// A profile may name its hosts in full; the inventory readers key every host by its short
+// name (what clush and the files give may be either). Every member used to be missing and
+// every inventory "not in the profile".
+TEST(PartitionsLayout, AProfileOfFullNamesFindsTheShortNamedInventories)
+{
+  std::string text = k_profile;
+  text.replace(text.find("cn[01-03]"), 9, "cn[01-03].site.example");
+  const auto layout = build_layout(load(text), full_inventories());
+  EXPECT_EQ(member_hosts(find(layout, 0x0001)),
+            (std::vector<std::string>{"cn01.site.example mlx5_0/1 full",
+                                      "cn02.site.example mlx5_0/1 full",
+                                      "cn03.site.example mlx5_0/1 full"}));
+  EXPECT_TRUE(layout.missing.empty());
+  EXPECT_TRUE(layout.unknown_hosts.empty());
+  EXPECT_TRUE(layout_complete(layout));
+}
+
+// Two hosts of one short name: an inventory under that name could be either's, so it is
+// neither's (both missing), and it is reported as not in the profile.
+TEST(PartitionsLayout, AShortNameOfTwoProfileHostsIsNeithers)
+{
+  std::string text = k_profile;
+  text.replace(text.find("cn[01-03]"), 9, "cn01.a,cn01.b");
+  auto inv = full_inventories();
+  const auto layout = build_layout(load(text), inv);
+  std::string missing;
+  for (const auto& m : layout.missing) {
+    missing += m.host + " ";
+  }
+  EXPECT_EQ(missing, "cn01.a cn01.b ");
+  EXPECT_EQ(layout.unknown_hosts, (std::vector<std::string>{"cn01", "cn02", "cn03"}));
+}
