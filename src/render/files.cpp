@@ -343,8 +343,11 @@ Staged stage(const std::string& root, const RenderedFile& file, std::vector<Made
   }
   // The mode is set explicitly: the umask must not loosen or tighten it (NM ignores keyfiles
   // that are not 0600), and the owner is whoever runs ibsetup (root in kickstart; a file
-  // rendered earlier by another user is replaced, so it becomes root's).
-  if (fchmod(out.get(), file.mode) != 0 || fsync(out.get()) != 0) {
+  // rendered earlier by another user is replaced, so it becomes root's). Run as root, the
+  // group is root's too: a set-group-ID directory or the caller's group would otherwise give
+  // it another, which the next run (unchanged needs 0:0) would rewrite every time.
+  if ((geteuid() == 0 && fchown(out.get(), 0, 0) != 0) || fchmod(out.get(), file.mode) != 0 ||
+      fsync(out.get()) != 0) {
     const int error = errno;
     discard(s);
     errno = error;

@@ -170,6 +170,26 @@ TEST(RenderWriter, RootTakesOverFilesOfOtherOwners)
   EXPECT_EQ(render::WriteResult::unchanged, render::write_file(root.path().string(), sample()));
 }
 
+// As root in a set-group-ID directory (or with another group of its own), the file is still
+// root's group: it used to take the directory's, and every later run rewrote it as "updated".
+TEST(RenderWriter, RootWritesRootsGroupInASetGroupIdDirectory)
+{
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "needs root";
+  }
+  test::TempDir root;
+  const fs::path dir = root.path() / "etc/x";
+  fs::create_directories(dir);
+  ASSERT_EQ(0, chown(dir.c_str(), 0, 100));
+  ASSERT_EQ(0, chmod(dir.c_str(), 02755));
+  ASSERT_EQ(render::WriteResult::created, render::write_file(root.path().string(), sample()));
+  struct stat st {};
+  ASSERT_EQ(0, stat((dir / "ibsetup-ib0.nmconnection").c_str(), &st));
+  EXPECT_EQ(0U, st.st_uid);
+  EXPECT_EQ(0U, st.st_gid);
+  EXPECT_EQ(render::WriteResult::unchanged, render::write_file(root.path().string(), sample()));
+}
+
 TEST(RenderWriter, RemovesOnlyItsOwnFiles)
 {
   test::TempDir root;
