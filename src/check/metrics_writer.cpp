@@ -26,8 +26,15 @@ void Exposition::set(const std::string& name, const Labels& labels, double value
   if (family == m_families.end()) {
     throw std::logic_error("metrics: family " + name + " not declared");
   }
+  // Keyed by the values as printed: two values that escape alike (control bytes, invalid
+  // UTF-8) are one series in the file, and a second series would make node_exporter refuse it.
+  Labels printed;
+  printed.reserve(labels.size());
+  for (const auto& l : labels) {
+    printed.emplace_back(l.first, escape_label_value(l.second));
+  }
   // NaN (not measured) never replaces a number.
-  const auto inserted = family->second.samples.emplace(labels, value);
+  const auto inserted = family->second.samples.emplace(std::move(printed), value);
   double& kept = inserted.first->second;
   if (!inserted.second && (std::isnan(kept) || value > kept)) {
     kept = value;
@@ -46,7 +53,7 @@ std::string Exposition::str() const
         out << '{';
         const char* sep = "";
         for (const auto& l : s.first) {
-          out << sep << l.first << "=\"" << escape_label_value(l.second) << '"';
+          out << sep << l.first << "=\"" << l.second << '"';
           sep = ",";
         }
         out << '}';
@@ -114,9 +121,10 @@ std::string escape_label_value(const std::string& value)
       out += "\\\"";
     } else if (c == '\n') {
       out += "\\n";
-    } else if ((static_cast<unsigned char>(c) < 0x20) || c == '\x7f') {
-      // Raw control bytes would reach terminals via cat/curl, and the stdout
-      // guard's \xNN form is an escape promtool rejects.
+    } else if ((static_cast<unsigned char>(c) < 0x20) || c == '\x7f' ||
+               (n == 2 && c == '\xc2' && static_cast<unsigned char>(value[i + 1]) <= 0x9f)) {
+      // Raw control bytes, C1 (U+0080-U+009F) included, would reach terminals via cat/curl,
+      // and the stdout guard's \xNN and \uNNNN forms are escapes promtool rejects.
       out += "\xef\xbf\xbd";
     } else {
       out.append(value, i, n);

@@ -24,9 +24,10 @@ public:
   void gauge(const std::string& name, const std::string& help);
   // Declares each of the families, as gauge() does.
   void gauges(std::initializer_list<GaugeFamily> families);
-  // Sets one sample of a declared family. A second sample with the same labels keeps the
-  // larger value (a number over NaN): two results of one check and subject are one series (a
-  // duplicate series would make node_exporter refuse the whole file).
+  // Sets one sample of a declared family. A second sample with the same labels as printed
+  // (escape_label_value) keeps the larger value (a number over NaN): two results of one check
+  // and subject are one series (a duplicate series would make node_exporter refuse the whole
+  // file).
   void set(const std::string& name, const Labels& labels, double value);
   std::string str() const;
 
@@ -39,8 +40,8 @@ private:
 };
 
 // A label value as the text format wants it: backslash, double quote and newline escaped,
-// and every byte that is not part of valid UTF-8 replaced by U+FFFD (parsers refuse the file
-// otherwise).
+// and every other control character (C0, DEL, C1) and every byte that is not part of valid
+// UTF-8 replaced by U+FFFD (parsers refuse the file otherwise).
 std::string escape_label_value(const std::string& value);
 
 // A sample value: integers without a decimal point, others in the shortest form that reads

@@ -130,6 +130,10 @@ TEST(MetricsWriter, ReplacesControlBytes)
   EXPECT_EQ(escape_label_value(in),
             "a" + fffd + "[2Jb" + fffd + "c" + fffd + "d" + fffd + "e" + fffd + "f");
   EXPECT_EQ(escape_label_value("x\ny"), "x\\ny");
+  // C1 controls (U+0085 NEL, U+009B CSI) too: the stdout guard would write them as \u0085, an
+  // escape promtool refuses. U+00A0, the first character after them, stays.
+  EXPECT_EQ(escape_label_value("MT\xc2\x85X\xc2\x9bY\xc2\xa0"),
+            "MT" + fffd + "X" + fffd + "Y\xc2\xa0");
 }
 
 TEST(MetricsWriter, FormatsValues)
@@ -153,6 +157,18 @@ TEST(MetricsWriter, DuplicateSeriesKeepTheLargerValue)
   m.set("x_failed", {{"id", "a"}}, 1);
   m.set("x_failed", {{"id", "a"}}, 0);
   EXPECT_EQ(m.str(), "# HELP x_failed help\n# TYPE x_failed gauge\nx_failed{id=\"a\"} 1\n");
+}
+
+// Two label values that print alike are one series: two devices named with different
+// control bytes were two identical series, and node_exporter refused the file.
+TEST(MetricsWriter, ValuesThatPrintAlikeAreOneSeries)
+{
+  check::metrics::Exposition m;
+  m.gauge("x_state", "help");
+  m.set("x_state", {{"device", "mx\x01"}}, 1);
+  m.set("x_state", {{"device", "mx\x02"}}, 4);
+  EXPECT_EQ(m.str(),
+            "# HELP x_state help\n# TYPE x_state gauge\nx_state{device=\"mx\xef\xbf\xbd\"} 4\n");
 }
 
 TEST(CheckMetrics, EveryFamilyHasHelpAndTypeAndOutputIsSorted)
