@@ -5,6 +5,8 @@
 #include <ibsetup/error.hpp>
 #include <ibsetup/render.hpp>
 
+#include <map>
+
 namespace ibsetup::render {
 
 namespace {
@@ -41,6 +43,10 @@ RenderedFile render_hosts(const profile::Profile& profile, const std::string& pa
 {
   const bool per_interface = pattern.empty() || pattern.find("{if}") != std::string::npos;
   std::string body;
+  // name -> "host interface" that has it: ib0.8001 and an interface named ib0-8001 both
+  // become HOST-ib0-8001, and a pattern without {host} gives every host one name; a resolver
+  // would answer only the first address of a name given twice.
+  std::map<std::string, std::string> owner;
   for (const auto& group : profile.groups) {
     for (size_t pos = 1; pos <= group.hosts.size(); ++pos) {
       // Merged by position directly: resolve_node would search each host's position (slow
@@ -63,6 +69,17 @@ RenderedFile render_hosts(const profile::Profile& profile, const std::string& pa
           name = replace_all(replace_all(pattern, "{host}", host), "{if}", ifname);
         }
         check_host_name(name, pattern);
+        const std::string who = host + " " + i.name;
+        if (const auto [it, fresh] = owner.emplace(name, who); !fresh) {
+          const std::string message = "the hosts fragment would give the name " + name + " to " +
+                                      it->second + " and to " + who +
+                                      "; each name must be one interface's";
+          if (pattern.empty()) {
+            throw InputError(message + " (rename an interface, or give --hosts-pattern)");
+          }
+          throw Error(ErrorKind::usage,
+                      message + " (--hosts-pattern '" + util::escape_text(pattern) + "')");
+        }
         for (const auto& a : {i.ipv4, i.ipv6}) {
           if (a) {
             body += a->address.str() + "\t" + name + "\n";

@@ -127,6 +127,39 @@ TEST(Render, HostsFragment)
   EXPECT_EQ(std::string::npos, one.content.find("192.168.101.2"));  // one name per host
 }
 
+// A name given to two interfaces is an error: a resolver answers only the first address of
+// it. The default pattern turns ib0.8001 into HOST-ib0-8001, which an interface named ib0-8001
+// also gets; a pattern without {host} gives every host the same name.
+TEST(Render, HostsFragmentNamesEachInterfaceOnce)
+{
+  const auto p = profile::load_profile_text(R"(version: 1
+nodes:
+  - hosts: n1
+    interfaces:
+      - {name: ib0, ipv4: 10.20.0.0/24}
+      - {parent: ib0, pkey: 0x8001, ipv4: 10.30.0.0/24}
+      - {name: ib0-8001, ipv4: 10.40.0.0/24}
+)",
+                                            "dup.yaml");
+  try {
+    (void)render::render_hosts(p, "");
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(),
+                 "the hosts fragment would give the name n1-ib0-8001 to n1 ib0.8001 "
+                 "and to n1 ib0-8001; each name must be one interface's (rename an "
+                 "interface, or give --hosts-pattern)");
+  }
+  try {
+    (void)render::render_hosts(lab(), "fabric");
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("would give the name fabric to lab01 "), std::string::npos)
+        << e.what();
+  }
+}
+
 render::RenderedFile sample(const std::string& content = "a=1\n")
 {
   return {"etc/x/ibsetup-ib0.nmconnection", std::string(render::k_marker) + "\n" + content, 0600};
