@@ -189,6 +189,16 @@ private:
                                      " is not a port GUID: " + quote(t, m_c.limits));
       return;
     }
+    for (const auto& [seen, seen_guid] : m_block->ports) {
+      if (seen == *port) {
+        // As the JSON reader does with a port listed twice; ibnetdiscover lists each once.
+        m_c.problem(where(number), "port " + std::to_string(*port) + " of " +
+                                       quote(m_block->description, m_c.limits) +
+                                       " is listed twice (" + seen_guid + ", then " + *guid +
+                                       "); the first is kept");
+        return;
+      }
+    }
     m_block->ports.emplace_back(*port, *guid);
   }
 

@@ -120,6 +120,10 @@ std::string write_ufm(const Layout& layout)
       skipped.push_back(left_out(p.pkey, "the Default partition is UFM's own management key"));
       continue;
     }
+    // As opensm.cpp's "# left out" comments: a port on two hosts is in neither's call.
+    for (const auto& d : p.duplicates) {
+      skipped.push_back(left_out(p.pkey, "its GUID is on two hosts: " + d));
+    }
     if (p.all_full || p.all_limited) {
       skipped.push_back(left_out(p.pkey, std::string("ALL=") + (p.all_full ? "full" : "limited") +
                                              " has no form in UFM's REST API: set it in UFM"));

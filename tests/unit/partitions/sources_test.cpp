@@ -407,6 +407,22 @@ TEST(SourcesTest, BadTopologyBlocks)
       "rdma-ndd sets it); its ports (none listed) are left out\n");
 }
 
+// A port listed twice in one CA block (ibnetdiscover lists each once) was resolved to the
+// first GUID without a word; now it is a problem, as in the JSON reader, and the first is kept.
+TEST(SourcesTest, APortListedTwiceInABlockIsAProblem)
+{
+  const auto inv = parse_source_text(
+      "Ca 1 \"cn02 mlx5_0\"\n"
+      "[1](0002c90300000202)\n"
+      "[1](0002c90300000203)\n",
+      "t2.txt");
+  EXPECT_EQ(problems(inv),
+            "t2.txt:3: port 1 of 'cn02 mlx5_0' is listed twice "
+            "(0x0002c90300000202, then 0x0002c90300000203); the first is kept\n");
+  ASSERT_EQ(inv.hosts.count("cn02"), 1U);
+  EXPECT_EQ(ports(inv.hosts.at("cn02")), "mlx5_0/1=0x0002c90300000202 ");
+}
+
 TEST(SourcesTest, PortsReportIsOneProblem)
 {
   const auto inv = parse_source_text(

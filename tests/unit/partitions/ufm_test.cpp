@@ -130,6 +130,24 @@ TEST(UfmTest, RatesAreIbtaCodes)
   EXPECT_EQ(ufm_rate_gbps(-1), 0);
 }
 
+// A port whose GUID is on two hosts is in no call: it is listed in left_out, as the OpenSM
+// form comments it (it used to be only on standard error).
+TEST(UfmTest, APortOnTwoHostsIsLeftOutWithItsReason)
+{
+  Layout l;
+  Partition p;
+  p.name = "ib_8001";
+  p.pkey = 0x0001;
+  p.members.push_back({"cn01", "mlx5_0", 1, "0x0c42a10300aa0001", true});
+  p.duplicates.push_back("cn02 mlx5_0/1 (0x0c42a10300aa0001, as cn01 mlx5_0/1)");
+  l.partitions.push_back(p);
+  const std::string out = write_ufm(l);
+  EXPECT_NE(out.find("\"left_out\":[\n{\"pkey\":\"0x0001\",\"why\":\"its GUID is on two hosts: "
+                     "cn02 mlx5_0/1 (0x0c42a10300aa0001, as cn01 mlx5_0/1)\"}\n]"),
+            std::string::npos)
+      << out;
+}
+
 TEST(UfmTest, EmptyLayoutIsAnEmptyDocument)
 {
   EXPECT_EQ(write_ufm(Layout()),
