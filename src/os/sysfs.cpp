@@ -318,7 +318,9 @@ std::optional<std::string> SysfsReader::read_component(const std::string& dir,
     }
   }
   m_spent.add(fd);
-  if (n < 0) {
+  // A kernel attribute fits in a page; one that reaches the cap is not one, and its first
+  // 64 KiB could read as a valid value ("99.0" followed by padding and the rest cut off).
+  if (n < 0 || out.size() >= k_max_attribute) {
     return std::nullopt;
   }
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ' || out.back() == '\t' ||

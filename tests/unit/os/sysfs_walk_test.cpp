@@ -108,6 +108,22 @@ TEST(SysfsWalk, ANameWithANulReadsNothing)
   EXPECT_FALSE(r.is_dir(std::string("z\0x", 3)));
 }
 
+// A kernel attribute fits in a page. One of 64 KiB or more is not one: it reads as nothing,
+// not as its first 64 KiB ("99.0" and padding passed the firmware check); one just under the
+// cap still reads whole.
+TEST(SysfsWalk, AnAttributeOfSixtyFourKibOrMoreReadsNothing)
+{
+  SwappedTree t;
+  const fs::path z = fs::path(t.root()) / "z";
+  std::ofstream(z / "huge") << "99.0" << std::string(70000, ' ') << "N/A\n";
+  std::ofstream(z / "cap") << std::string(65536, 'x');
+  std::ofstream(z / "under") << "1" << std::string(65533, ' ') << "\n";
+  SysfsReader r(t.root());
+  EXPECT_FALSE(r.read("z/huge"));
+  EXPECT_FALSE(r.read("z/cap"));
+  EXPECT_EQ("1", r.read("z/under").value_or("none"));
+}
+
 }  // namespace
 
 // Link targets are read into a 256-byte buffer first: a target that fills it, or is longer,
