@@ -152,7 +152,8 @@ void check_pcie(const profile::HcaSpec& spec, const inventory::Device& d, std::v
   }
   const auto& p = *d.pci;
   // The link can train no wider or faster than the slower end: the card or its bridge.
-  if (!p.link_width) {
+  // A virtual function's (or a link down's) width reads 0: unknown, as a missing file is.
+  if (!p.link_width || *p.link_width == 0) {
     unknown_link(out, "pcie.width", subject, "width",
                  spec.pcie_width ? std::optional<std::string>("x" + number(*spec.pcie_width))
                                  : std::nullopt);

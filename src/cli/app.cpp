@@ -237,12 +237,14 @@ namespace {
 
 // What the command printed must have reached standard output: `partitions > file` on a full
 // disk, or `render --json >&-`, must not exit 0 with the output cut short. A command that
-// already failed keeps its own code (apply has reported a closed output itself).
+// already failed keeps its own code (apply has reported a closed output itself, and moved its
+// report to standard error).
 int finish_output(int code)
 {
   errno = 0;
   std::cout.flush();
-  if (std::cout.good() || code != 0) {
+  // plan --detailed-exitcode's 6 is news, not a failure: lost output outranks it.
+  if (std::cout.good() || (code != 0 && code != exit_code(ErrorKind::changes_pending))) {
     return code;
   }
   const int error = errno;

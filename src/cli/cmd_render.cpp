@@ -109,9 +109,9 @@ void RenderCommands::refuse_mixed_apply() const
     return;
   }
   // What only a live apply does would be silently dropped, and whoever gave it expects it.
-  for (const char* live :
-       {"--prune", "--backend", "--no-activate", "--adopt", "--adopt-dir", "--rollback-timeout",
-        "--wait", "--lock-file", "--mstconfig", "--mstconfig-timeout-ms", "--step-delay-ms"}) {
+  for (const char* live : {"--prune", "--backend", "--no-activate", "--adopt", "--adopt-dir",
+                           "--rollback-timeout", "--wait", "--lock-file", "--mstconfig",
+                           "--mstconfig-timeout-ms", "--reboot-marker", "--step-delay-ms"}) {
     const CLI::Option* o = m_apply->get_option_no_throw(live);
     if (o != nullptr && o->count() > 0) {
       throw Error(ErrorKind::usage, std::string(live) +

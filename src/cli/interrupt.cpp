@@ -110,7 +110,8 @@ void emit_report(const std::string& text)
     g_output_closed = true;
   }
   std::cerr << "ibsetup: standard output is closed; the report follows here\n" << text;
-  // Said and delivered: the end of the run (finish_output) must not call it a failure again.
+  // Delivered, to standard error, with the reason: apply's exit status stays that of the
+  // changes (the end of the run, finish_output, would otherwise make a done apply exit 4).
   std::cout.clear();
 }
 

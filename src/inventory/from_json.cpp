@@ -61,7 +61,8 @@ Port port_from(const json::View& j, std::vector<std::string>& warnings)
   if (auto s = j["link_layer"].opt_string()) {
     p.link_layer = reading_of<LinkLayer>(*s);
   }
-  // A LID is 16 bits and the LMC 3 (what sysfs can show); inspect never writes anything else.
+  // Never negative, and no wider than the sysfs reader reads them (the kernel prints a 32-bit
+  // LID: OPA's extended LIDs pass 0xffff); the LMC is 3 bits.
   const auto bounded = [&j](const char* key, int max) {
     const auto v = j[key].opt_int();
     if (v && (*v < 0 || *v > max)) {
@@ -70,8 +71,8 @@ Port port_from(const json::View& j, std::vector<std::string>& warnings)
     }
     return v;
   };
-  p.lid = bounded("lid", 0xffff);
-  p.sm_lid = bounded("sm_lid", 0xffff);
+  p.lid = bounded("lid", 0x7fffffff);
+  p.sm_lid = bounded("sm_lid", 0x7fffffff);
   p.lmc = bounded("lmc", 7);
   p.cap_mask = j["cap_mask"].opt_string();
   p.port_guid = j["port_guid"].opt_string();

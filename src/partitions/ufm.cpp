@@ -120,7 +120,8 @@ std::string write_ufm(const Layout& layout)
       skipped.push_back(left_out(p.pkey, "the Default partition is UFM's own management key"));
       continue;
     }
-    // As opensm.cpp's "# left out" comments: a port on two hosts is in neither's call.
+    // As opensm.cpp's "# left out" comments: the second host's listing of a GUID already
+    // taken (the call keeps the first host's).
     for (const auto& d : p.duplicates) {
       skipped.push_back(left_out(p.pkey, "its GUID is on two hosts: " + d));
     }

@@ -346,8 +346,13 @@ Staged stage(const std::string& root, const RenderedFile& file, std::vector<Made
   // rendered earlier by another user is replaced, so it becomes root's). Run as root, the
   // group is root's too: a set-group-ID directory or the caller's group would otherwise give
   // it another, which the next run (unchanged needs 0:0) would rewrite every time.
-  if ((geteuid() == 0 && fchown(out.get(), 0, 0) != 0) || fchmod(out.get(), file.mode) != 0 ||
-      fsync(out.get()) != 0) {
+  // A root that refuses the change (NFS with root_squash, vfat) keeps the file as the old
+  // writer did: it then counts as updated on every run, which says something is off.
+  struct stat owner {};
+  if (geteuid() == 0 && fstat(out.get(), &owner) == 0 && (owner.st_uid != 0 || owner.st_gid != 0)) {
+    (void)fchown(out.get(), 0, 0);
+  }
+  if (fchmod(out.get(), file.mode) != 0 || fsync(out.get()) != 0) {
     const int error = errno;
     discard(s);
     errno = error;

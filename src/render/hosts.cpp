@@ -70,7 +70,12 @@ RenderedFile render_hosts(const profile::Profile& profile, const std::string& pa
         }
         check_host_name(name, pattern);
         const std::string who = host + " " + i.name;
-        if (const auto [it, fresh] = owner.emplace(name, who); !fresh) {
+        // Resolvers compare names without case (glibc's files backend: strcasecmp).
+        std::string key = name;
+        for (char& c : key) {
+          c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        }
+        if (const auto [it, fresh] = owner.emplace(key, who); !fresh) {
           const std::string message = "the hosts fragment would give the name " + name + " to " +
                                       it->second + " and to " + who +
                                       "; each name must be one interface's";

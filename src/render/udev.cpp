@@ -204,6 +204,9 @@ InventoryHost udev_inventory(const profile::ResolvedNode& node, const std::strin
 {
   if (!inventories.empty()) {
     const auto inv = partitions::read_inventories(inventories);
+    // A full name finds its short name's inventory. Unlike the partitions layout this cannot
+    // see whether another host of the profile has that short name (one node, no profile):
+    // the README says to give such a node its inventory alone.
     if (const InventoryHost* host = partitions::find_inventory(inv, node.host)) {
       return *host;
     }

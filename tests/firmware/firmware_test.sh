@@ -289,6 +289,10 @@ state 0000:86:00.0 IB
 out=$("$bin" plan "$work/two.yaml" "${two[@]}" --mstconfig "$work/mstconfig" --detailed-exitcode 2>&1); code=$?
 expect_code "plan" "$code" 6
 expect_grep "plan: firmware section" '~ mlx5_0 port 1 \(0000:3b:00.0\): next boot ETH -> IB' "$out"
+# The plan lost (a full disk): 6 ("changes pending") would read as news, so 4 says it was lost.
+lost=$("$bin" plan "$work/two.yaml" "${two[@]}" --mstconfig "$work/mstconfig" --detailed-exitcode 2>&1 >/dev/full); code=$?
+expect_code "plan to a full disk" "$code" 4
+expect_grep "plan to a full disk: said" '^ibsetup: error: cannot write to standard output' "$lost"
 out=$("$bin" plan "$work/two.yaml" "${two[@]}" --mstconfig "$work/mstconfig" --no-firmware 2>&1)
 expect_no_grep "plan --no-firmware" 'firmware' "$out"
 out=$("$bin" plan "$work/two.yaml" "${two[@]}" 2>&1)

@@ -103,16 +103,16 @@ TEST(InventoryJson, PortStateCodesComeBackFromTheNames)
   EXPECT_GE(ports, 20U);  // every fixture's ports, not an empty loop
 }
 
-// LIDs and the LMC are as wide as the fields that carry them.
+// LIDs are never negative, nor wider than the sysfs reader reads them; the LMC is 3 bits.
 TEST(InventoryJson, LidsOutOfRangeAreRefused)
 {
-  EXPECT_EQ("devices[0].ports[0].lid: -5 is out of range (0 to 65535)",
+  EXPECT_EQ("devices[0].ports[0].lid: -5 is out of range (0 to 2147483647)",
             failure(edited("\"lid\": 5", "\"lid\": -5")));
-  EXPECT_EQ("devices[0].ports[0].sm_lid: 65536 is out of range (0 to 65535)",
-            failure(edited("\"sm_lid\": 1", "\"sm_lid\": 65536")));
+  EXPECT_EQ("devices[0].ports[0].sm_lid: -1 is out of range (0 to 2147483647)",
+            failure(edited("\"sm_lid\": 1", "\"sm_lid\": -1")));
   EXPECT_EQ("devices[0].ports[0].lmc: 8 is out of range (0 to 7)",
             failure(edited("\"lmc\": 0", "\"lmc\": 8")));
-  EXPECT_EQ("accepted", failure(edited("\"lid\": 5", "\"lid\": 65535")));
+  EXPECT_EQ("accepted", failure(edited("\"lid\": 5", "\"lid\": 65536")));  // OPA
 }
 
 // Addresses are typed when read: one that is not CIDR is left out with a warning naming it

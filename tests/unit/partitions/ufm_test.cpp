@@ -130,8 +130,8 @@ TEST(UfmTest, RatesAreIbtaCodes)
   EXPECT_EQ(ufm_rate_gbps(-1), 0);
 }
 
-// A port whose GUID is on two hosts is in no call: it is listed in left_out, as the OpenSM
-// form comments it (it used to be only on standard error).
+// A GUID on two hosts stays in the call under the first host; the second host's listing is in
+// left_out, as the OpenSM form comments it (it used to be only on standard error).
 TEST(UfmTest, APortOnTwoHostsIsLeftOutWithItsReason)
 {
   Layout l;

@@ -158,6 +158,17 @@ nodes:
     EXPECT_NE(std::string(e.what()).find("would give the name fabric to lab01 "), std::string::npos)
         << e.what();
   }
+  // Names differing only in case are one name to a resolver.
+  const auto cased = profile::load_profile_text(R"(version: 1
+nodes:
+  - hosts: n1
+    interfaces:
+      - {name: ib0, ipv4: 10.20.0.0/24}
+      - {name: IB0, ipv4: 10.40.0.0/24}
+)",
+                                                "cased.yaml");
+  EXPECT_NO_THROW(render::render_hosts(cased, ""));  // n1-ib and n1-IB0
+  EXPECT_THROW(render::render_hosts(cased, "{host}-{if}"), Error);
 }
 
 render::RenderedFile sample(const std::string& content = "a=1\n")
