@@ -231,10 +231,6 @@ unsigned groups_for(int argc, char** argv)
   return k_all;
 }
 
-}  // namespace
-
-namespace {
-
 // What the command printed must have reached standard output: `partitions > file` on a full
 // disk, or `render --json >&-`, must not exit 0 with the output cut short. A command that
 // already failed keeps its own code (apply has reported a closed output itself, and moved its

@@ -18,10 +18,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <csignal>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstring>
 #include <functional>
 #include <iostream>

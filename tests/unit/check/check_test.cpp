@@ -104,24 +104,21 @@ TEST(CheckLocal, UnknownPcieLinkIsASkipWithoutAProfileMinimum)
   inventory::Options o;
   o.sysfs_root = root.string();
   o.netdev_names = {"ib0", "ib1"};
-  std::string seen;
-  for (const auto& r : check::check_local(node, inventory::inspect(o), root.string(), {false})) {
-    if (r.id.rfind("pcie.", 0) == 0 && r.subject == "mlx5_0") {
-      seen += r.id + " " + check::to_string(r.status) + ": " + r.message + "\n";
+  const auto pcie_of_mlx5_0 = [&] {
+    std::string seen;
+    for (const auto& r : check::check_local(node, inventory::inspect(o), root.string(), {false})) {
+      if (r.id.rfind("pcie.", 0) == 0 && r.subject == "mlx5_0") {
+        seen += r.id + " " + check::to_string(r.status) + ": " + r.message + "\n";
+      }
     }
-  }
-  EXPECT_EQ(seen,
+    return seen;
+  };
+  EXPECT_EQ(pcie_of_mlx5_0(),
             "pcie.width pass: mlx5_0: PCIe link x16 (card max x16, bridge max x16)\n"
             "pcie.speed skip: mlx5_0: PCIe speed unknown in sysfs\n");
   // A virtual function: width 0 and speed Unknown (its link registers read zero) skip both.
   std::ofstream(root / "class/infiniband/mlx5_0/device/current_link_width") << "0\n";
-  seen.clear();
-  for (const auto& r : check::check_local(node, inventory::inspect(o), root.string(), {false})) {
-    if (r.id.rfind("pcie.", 0) == 0 && r.subject == "mlx5_0") {
-      seen += r.id + " " + check::to_string(r.status) + ": " + r.message + "\n";
-    }
-  }
-  EXPECT_EQ(seen,
+  EXPECT_EQ(pcie_of_mlx5_0(),
             "pcie.width skip: mlx5_0: PCIe width unknown in sysfs\n"
             "pcie.speed skip: mlx5_0: PCIe speed unknown in sysfs\n");
 }
