@@ -31,11 +31,24 @@ struct Case {
   const char* also = nullptr;          // ids of failures that rightly come with it ("a,b")
 };
 
-std::vector<check::Result> run(const fs::path& root, const std::string& extra_yaml)
+// A copy of the healthy fixture under tmp, to break one thing in.
+fs::path healthy_copy(const test::TempDir& tmp)
+{
+  const fs::path root = tmp.path() / "sys";
+  fs::copy(k_fixtures / "hdr-2hca", root,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  return root;
+}
+
+std::string profile_text()
 {
   std::ifstream in(k_profile);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  text += extra_yaml;
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::vector<check::Result> run(const fs::path& root, const std::string& extra_yaml)
+{
+  std::string text = profile_text() + extra_yaml;
   const auto p = profile::load_profile_text(text, "cluster.yaml");
   const auto node = profile::resolve_node(p, "hdr01");
   inventory::Options o;
@@ -74,9 +87,7 @@ TEST(CheckLocal, HealthyFixturePassesEveryCheck)
 TEST(CheckLocal, FirmwareNumbersOfAnyLengthCompare)
 {
   test::TempDir tmp;
-  const fs::path root = tmp.path() / "sys";
-  fs::copy(k_fixtures / "hdr-2hca", root,
-           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const fs::path root = healthy_copy(tmp);
   std::ofstream(root / "class/infiniband/mlx5_0/fw_ver") << "20.31.99999999999999999999\n";
   for (const auto& r : run(root, "")) {
     if (r.id == "hca.firmware" && r.subject == "mlx5_0") {
@@ -91,12 +102,9 @@ TEST(CheckLocal, FirmwareNumbersOfAnyLengthCompare)
 TEST(CheckLocal, UnknownPcieLinkIsASkipWithoutAProfileMinimum)
 {
   test::TempDir tmp;
-  const fs::path root = tmp.path() / "sys";
-  fs::copy(k_fixtures / "hdr-2hca", root,
-           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const fs::path root = healthy_copy(tmp);
   std::ofstream(root / "class/infiniband/mlx5_0/device/current_link_speed") << "Unknown\n";
-  std::ifstream in(k_profile);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text = profile_text();
   const auto line = text.find("        pcie: {width: 16, speed: 16.0}\n");
   ASSERT_NE(line, std::string::npos);
   text.erase(line, std::string("        pcie: {width: 16, speed: 16.0}\n").size());
@@ -129,9 +137,7 @@ TEST_P(CheckFailure, NamesTheCheckAndWhatItSaw)
 {
   const Case& c = GetParam();
   test::TempDir tmp;
-  const fs::path root = tmp.path() / "sys";
-  fs::copy(k_fixtures / "hdr-2hca", root,
-           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const fs::path root = healthy_copy(tmp);
   for (const auto& [path, content] : c.writes) {
     if (content.empty()) {
       fs::remove_all(root / path);
@@ -346,9 +352,7 @@ TEST(CheckLocal, AddressDriftNamesMissingAndUnexpected)
 TEST(CheckLocal, PlanErrorNamesItsInterface)
 {
   test::TempDir tmp;
-  const fs::path root = tmp.path() / "sys";
-  fs::copy(k_fixtures / "hdr-2hca", root,
-           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const fs::path root = healthy_copy(tmp);
   std::ofstream(root / k_port / "link_layer") << "Ethernet\n";
   std::vector<const check::Result*> plan_errors;
   const auto results = run(root, "");
