@@ -46,7 +46,13 @@ struct Connection {
   // A latency session's last message (or its start): it is busy-polled only right after one.
   Clock::time_point last_recv;
   uint64_t echoes = 0;
+  // Ping-pong echoes posted whose completion has not been read yet.
+  uint32_t sends = 0;
 };
+
+// How long a disconnected ping-pong session waits for its last echo's completion: the QP stays
+// connected until drop(), so a completion the disconnect overtook still arrives.
+constexpr auto k_closing_wait = std::chrono::milliseconds(200);
 
 // Receives a latency session keeps posted: the echo goes out before its receive is posted again.
 constexpr int k_lat_recvs = 2;
@@ -292,9 +298,15 @@ void Responder::on_event(rdma_cm_id* id, rdma_cm_event_type type,
     if (it != m_connections.end()) {
       if (it->second.endpoint) {
         // A client that has its echo disconnects at once; the send's completion may not have
-        // been read yet (events are read before completions), and the echo must still count
-        // (--once, the log).
+        // been read yet (events are read before completions), or not yet be made (Soft-RoCE
+        // makes it from the client's ACK, which a loaded host can deliver after the
+        // disconnect), and the echo must still count (--once, the log).
         on_completions(it->second, true);
+        const auto until = Clock::now() + k_closing_wait;
+        while (it->second.sends > 0 && Clock::now() < until) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          on_completions(it->second, true);
+        }
       } else {
         // The last echoes count; a connection spin() dropped is gone already.
         if (it->second.kind == SessionKind::latency && !spin(it->second)) {
@@ -323,6 +335,9 @@ void Responder::echoed(const Connection& c, uint32_t bytes)
 void Responder::on_completions(Connection& c, bool closing)
 {
   for (const auto& wc : c.endpoint->completions()) {
+    if (wc.opcode == IBV_WC_SEND && c.sends > 0) {
+      --c.sends;
+    }
     if (closing) {
       if (wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_SEND) {
         echoed(c, wc.byte_len);
@@ -340,6 +355,7 @@ void Responder::on_completions(Connection& c, bool closing)
         // The client may ping again on the same connection.
         c.endpoint->post_recv();
         c.endpoint->post_send(wc.byte_len);
+        ++c.sends;
       } else if (wc.opcode == IBV_WC_SEND) {
         echoed(c, wc.byte_len);
       }
