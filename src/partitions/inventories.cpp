@@ -5,6 +5,7 @@
 
 #include "common/bounded_read.hpp"
 #include "common/strings.hpp"
+#include "os/hostname.hpp"
 #include "partitions/source_parse.hpp"
 
 #include <ibsetup/error.hpp>
@@ -181,11 +182,11 @@ const InventoryHost* find_inventory(const Inventories& inventories, const std::s
   if (const auto it = inventories.hosts.find(host); it != inventories.hosts.end()) {
     return &it->second;
   }
-  const auto dot = host.find('.');
-  if (dot == std::string::npos) {
+  const auto short_host = os::short_name(host);
+  if (short_host == host) {
     return nullptr;
   }
-  const auto it = inventories.hosts.find(host.substr(0, dot));
+  const auto it = inventories.hosts.find(short_host);
   return it == inventories.hosts.end() ? nullptr : &it->second;
 }
 

@@ -3,6 +3,7 @@
 #include "partitions/inventories.hpp"
 
 #include "common/strings.hpp"
+#include "os/hostname.hpp"
 #include "profile/merge.hpp"
 #include "profile/validate.hpp"
 
@@ -37,7 +38,7 @@ public:
       : m_profile(profile), m_inventories(inventories)
   {
     for (const auto& entry : m_profile.group_of_host) {
-      ++m_short_names[short_name(entry.first)];
+      ++m_short_names[os::short_name(entry.first)];
     }
   }
 
@@ -52,7 +53,6 @@ private:
   void finish(Collected& c, Layout& out);
   void report_inventories(Layout& out) const;
 
-  static std::string short_name(const std::string& host) { return host.substr(0, host.find('.')); }
   const InventoryHost* inventory_of(const std::string& host) const;
 
   const profile::Profile& m_profile;
@@ -231,7 +231,7 @@ void Builder::add_member(Collected& c, const std::string& host, const InventoryP
 
 const InventoryHost* Builder::inventory_of(const std::string& host) const
 {
-  const auto it = m_short_names.find(short_name(host));
+  const auto it = m_short_names.find(os::short_name(host));
   if (it != m_short_names.end() && it->second > 1) {
     const auto exact = m_inventories.hosts.find(host);
     return exact == m_inventories.hosts.end() ? nullptr : &exact->second;

@@ -4,6 +4,7 @@
 
 #include "common/json_read.hpp"
 #include "common/strings.hpp"
+#include "os/hostname.hpp"
 
 #include <ibsetup/error.hpp>
 #include <ibsetup/hostlist.hpp>
@@ -15,15 +16,10 @@ namespace ibsetup::partitions {
 
 namespace {
 
-std::string_view short_name(std::string_view host)
-{
-  return host.substr(0, host.find('.'));
-}
-
 // clush may name a host by its full name while the host reports its short name, or the reverse.
-bool same_host(std::string_view a, std::string_view b)
+bool same_host(const std::string& a, const std::string& b)
 {
-  return a == b || a == short_name(b) || short_name(a) == b;
+  return a == b || a == os::short_name(b) || os::short_name(a) == b;
 }
 
 // Device and netdev names end up in messages and reports: only what Linux names them with.
@@ -182,7 +178,7 @@ std::optional<InventoryHost> host_from_inspect(Collector& c, std::string_view te
     // Hosts go by their short name, as the topology reader and the profile's hostlists have
     // them: clush prints a full name when its groups hold full names.
     if (is_valid_hostname(h.host)) {
-      h.host = std::string(short_name(h.host));
+      h.host = os::short_name(h.host);
     }
     if (!is_valid_hostname(h.host)) {
       c.problem(where, "host " + quote(h.host, c.limits) + " is not a valid host name; left out");
