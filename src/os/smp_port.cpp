@@ -102,6 +102,11 @@ public:
     return out;
   }
 
+  uint16_t sm_lid() const override
+  {
+    return m_sm_error.empty() ? static_cast<uint16_t>(m_sm.lid) : 0;
+  }
+
   SmpPkeys pkey_table(uint16_t lid) override
   {
     SmpPkeys out;

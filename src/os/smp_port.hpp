@@ -32,6 +32,9 @@ public:
   // Reads NodeInfo for the table's size, then every 32-entry block of the port behind lid (a
   // CA port: the SMP lands on the port that owns the LID). Bounded like resolve_guid.
   virtual SmpPkeys pkey_table(uint16_t lid) = 0;
+  // The LID of the subnet manager the local port knows (the master), 0 when there is none or
+  // resolve_guid has not asked yet: OpenSM's SELF is that SM's own port.
+  virtual uint16_t sm_lid() const = 0;
 };
 
 // Which local port the queries leave from and how long each may take.

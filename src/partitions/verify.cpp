@@ -90,6 +90,22 @@ std::string result_text(const PortVerdict& v)
   return out + "expected " + pkey_list(v.expected) + ", observed " + pkey_list(v.observed);
 }
 
+// The subnet manager's own port: OpenSM makes it a full member of every partition ibsetup
+// writes as "ALL=limited, SELF=full".
+ExpectedPort sm_port(const Layout& layout, ExpectedPort e)
+{
+  for (const auto& part : layout.partitions) {
+    if (!part.all_full && part.all_limited) {
+      for (auto& pkey : e.pkeys) {
+        if (base_of(pkey) == base_of(part.pkey)) {
+          pkey |= k_full_bit;
+        }
+      }
+    }
+  }
+  return e;
+}
+
 }  // namespace
 
 bool VerifyReport::ok() const
@@ -183,7 +199,8 @@ VerifyReport verify_fabric(const Layout& layout, os::SmpPort& smp)
     if (lid.error.empty()) {
       table = smp.pkey_table(lid.lid);
     }
-    PortVerdict v = compare_port(e, table.entries);
+    PortVerdict v = compare_port(lid.lid != 0 && lid.lid == smp.sm_lid() ? sm_port(layout, e) : e,
+                                 table.entries);
     v.lid = lid.lid;
     v.unreachable = lid.error.empty() ? table.error : lid.error;
     if (!v.unreachable.empty()) {

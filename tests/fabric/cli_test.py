@@ -7,7 +7,9 @@
 - `ibsetup partitions --verify` run on a host of that fabric passes (exit 0), and against
   data/partitions_broken.conf fails (exit 5, check failed), naming the broken host ports and
   pkeys in the text and in --json; --ca/--ca-port without --verify and --verify with --output
-  are usage errors, an HCA that is not there an environment error (exit 4).
+  are usage errors, an HCA that is not there an environment error (exit 4);
+- with `default: {membership: limited}` the file says `ALL=limited, SELF=full`, OpenSM gives
+  the port it runs on (cn01's) 0xffff and every other port 0x7fff, and --verify agrees.
 Exits 77 (skipped) when ibsim or opensm are not installed.
 
 Usage: cli_test.py IBSETUP"""
@@ -31,11 +33,36 @@ def check(cond, message):
 
 
 
-def ibsetup(fab, binary, *args):
-    r = subprocess.run([binary, "partitions", PROFILE, "--inventories", fab.path("net")] +
+def ibsetup(fab, binary, *args, profile=PROFILE):
+    r = subprocess.run([binary, "partitions", profile, "--inventories", fab.path("net")] +
                        list(args), env=fab.env("cn18"), capture_output=True, text=True,
                        timeout=120, cwd=fab.dir, stdin=subprocess.DEVNULL)
     return r.returncode, r.stdout, r.stderr
+
+
+def limited_default(fab, binary):
+    # Default as limited: SELF=full makes the subnet manager's own port (OpenSM runs on cn01's
+    # HCA) a full member, which --verify must expect there and only there.
+    profile = fab.path("limited.yaml")
+    with open(PROFILE) as f:
+        text = f.read()
+    with open(profile, "w") as f:
+        f.write(text.replace("partitions:\n", "partitions:\n  default: {membership: limited}\n", 1))
+    rc, conf, err = ibsetup(fab, binary, profile=profile)
+    check(rc == 0 and "\nDefault=0x7fff, ipoib, mtu=5 : ALL=limited, SELF=full ;\n" in conf,
+          "limited Default: exit %d %s\n%s" % (rc, err, conf))
+    log = fab.start_sm(conf)
+    check(not fabric.partition_problems(log), "OpenSM: %s" % fabric.partition_problems(log))
+    dump = fab.dump_pkeys()
+    defaults = {host: [p for p in table if p & 0x7fff == 0x7fff]
+                for host, (_, _, table) in dump.items()}
+    check(len(defaults) == 18 and
+          all(d == ([0xffff] if host == "cn01" else [0x7fff]) for host, d in defaults.items()),
+          "limited Default, smpquery: %s" % defaults)
+    rc, out, err = ibsetup(fab, binary, "--verify", profile=profile)
+    check(rc == 0 and "fabric: ok (18 ports match, 0 differ, 0 unreachable, 0 not checked)"
+          in out and "pass    cn01  mlx5_0/1  LID 1: " in out and " 0xffff\n" in out,
+          "--verify, limited Default: exit %d\n%s%s" % (rc, out, err))
 
 
 def main():
@@ -92,6 +119,9 @@ def main():
         failed = sorted(p["host"] for p in report["ports"] if p["status"] != "pass")
         check(rc == 5 and report.get("ok") is False and failed == ["cn03", "cn05", "cn14", "cn16"],
               "--verify --json, broken file: exit %d, failing %s" % (rc, failed))
+
+    with fabric.Fabric() as fab:
+        limited_default(fab, binary)
     for f in failures:
         print("FAIL: " + f)
     if failures:

@@ -28,6 +28,8 @@ public:
     }
     return out;
   }
+  uint16_t sm = 0;
+  uint16_t sm_lid() const override { return sm; }
   os::SmpPkeys pkey_table(uint16_t lid) override
   {
     asked.push_back(lid);
@@ -125,6 +127,35 @@ TEST(Verify, HostsInDefaultAloneAreCheckedToo)
   EXPECT_FALSE(r.ok());
   EXPECT_EQ("cn03", r.ports[2].host);
   EXPECT_EQ((std::vector<uint16_t>{0x8001}), r.ports[2].extra);
+}
+
+TEST(Verify, TheSubnetManagersOwnPortIsAFullMemberOfAllLimited)
+{
+  Layout l = two_hosts();
+  l.partitions[0].all_full = false;
+  l.partitions[0].all_limited = true;
+  FakeSmp smp;
+  smp.lids = {{0x102, 3}, {0x202, 4}};
+  // OpenSM runs on cn01 (LID 3): "ALL=limited, SELF=full" gives its port 0xffff.
+  smp.tables = {{3, {0xffff, 0x8001}}, {4, {0x8002, 0x7fff, 0x0001}}};
+  smp.sm = 3;
+  VerifyReport r = verify_fabric(l, smp);
+  ASSERT_EQ(2u, r.ports.size());
+  EXPECT_TRUE(r.ok()) << format_verify_text(r);
+  EXPECT_EQ((std::vector<uint16_t>{0x8001, 0xffff}), r.ports[0].expected);
+  // Any other port of Default is limited, and so is the SM's when the table says limited.
+  smp.tables = {{3, {0x7fff, 0x8001}}, {4, {0x8002, 0xffff, 0x0001}}};
+  r = verify_fabric(l, smp);
+  ASSERT_EQ(2u, r.ports.size());
+  ASSERT_EQ(1u, r.ports[0].membership.size());
+  EXPECT_EQ(0xffff, r.ports[0].membership[0].expected);
+  ASSERT_EQ(1u, r.ports[1].membership.size());
+  EXPECT_EQ(0x7fff, r.ports[1].membership[0].expected);
+  // A partition of ALL=full is full everywhere, the SM's port included.
+  l.partitions[0].all_full = true;
+  l.partitions[0].all_limited = false;
+  smp.tables = {{3, {0xffff, 0x8001}}, {4, {0x8002, 0xffff, 0x0001}}};
+  EXPECT_TRUE(verify_fabric(l, smp).ok());
 }
 
 TEST(Verify, MatchingFabricPasses)
