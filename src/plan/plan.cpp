@@ -276,23 +276,48 @@ private:
       }
     }
     const std::vector<IpPrefix> have = n != nullptr ? n->addresses : std::vector<IpPrefix>();
-    for (const auto& h : have) {
+    std::vector<bool> removed(have.size());
+    for (size_t i = 0; i < have.size(); ++i) {
       // A family the profile gives no address for is left alone: nothing outside the profile
       // is touched. IPv6 link-local addresses belong to the kernel.
+      const auto& h = have[i];
       const bool managed =
           h.address.family == Family::ipv4 ? d.ipv4.has_value() : d.ipv6.has_value();
-      const bool keep = !managed || is_link_local(h) ||
-                        std::find(wanted.begin(), wanted.end(), h) != wanted.end();
-      if (!keep) {
+      removed[i] = managed && !is_link_local(h) &&
+                   std::find(wanted.begin(), wanted.end(), h) == wanted.end();
+    }
+    // The kernel lists a subnet's primary IPv4 address before its secondaries, and deleting the
+    // primary deletes them too (promote_secondaries is 0 by default). So removals go in reverse,
+    // secondaries before their primary (a rollback then adds them back in the kernel's order),
+    // and a wanted secondary of a primary that goes is removed and added back: left in place
+    // it would vanish with the primary.
+    std::vector<bool> secondary(have.size());
+    std::vector<IpPrefix> readd;
+    for (size_t i = 0; i < have.size(); ++i) {
+      for (size_t j = 0; j < i && have[i].address.family == Family::ipv4; ++j) {
+        if (have[j].address.family == Family::ipv4 && !secondary[j] &&
+            have[j].length == have[i].length && have[j].network() == have[i].network()) {
+          secondary[i] = true;
+          if (removed[j] && !removed[i]) {
+            removed[i] = true;
+            readd.push_back(have[i]);
+          }
+          break;
+        }
+      }
+    }
+    for (size_t i = have.size(); i-- > 0;) {
+      if (removed[i]) {
         Action a;
         a.kind = ActionKind::remove_address;
         a.ifname = d.name;
-        a.address = h;
+        a.address = have[i];
         add(a);
       }
     }
     for (const auto& w : wanted) {
-      if (std::find(have.begin(), have.end(), w) == have.end()) {
+      if (std::find(have.begin(), have.end(), w) == have.end() ||
+          std::find(readd.begin(), readd.end(), w) != readd.end()) {
         Action a;
         a.kind = ActionKind::add_address;
         a.ifname = d.name;

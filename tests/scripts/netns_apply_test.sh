@@ -181,5 +181,31 @@ else
   bad "libnl-3.so.200 is in ldconfig's cache and unshare is installed" "$libnl"
 fi
 
+# 11. Secondary IPv4 addresses: the kernel deletes them with their primary. The wanted address
+# is a secondary of one that goes, next to another secondary that goes: apply converges, a
+# re-apply changes nothing, and a failed apply puts all three back in their order.
+secondaries() {
+  fresh
+  in_a ip addr add 10.77.0.50/24 dev ib0
+  in_a ip addr add 10.77.0.60/24 dev ib0
+  in_a ip addr add 10.77.0.1/24 dev ib0
+}
+ipv4_of() { in_a ip -j -4 addr show "$1" | grep -o '"local":"[^"]*"' | tr '\n' ' '; }
+secondaries
+out=$(apply_a 2>&1); rc=$?
+expect "secondaries: apply exits 0" "$rc" 0
+expect "secondaries: ib0 has the wanted address alone" "$(ipv4_of ib0)" '"local":"10.77.0.1" '
+out=$(apply_a --json 2>/dev/null)
+expect "secondaries: re-apply reports 0 changes" "$(grep -o '"changes":[0-9]*' <<<"$out")" '"changes":0'
+secondaries
+in_a sysctl -q -w net.ipv6.conf.ib1.disable_ipv6=1
+before=$(snapshot)
+out=$(apply_a 2>&1); rc=$?
+expect "secondaries: failed apply exits 7" "$rc" 7
+expect "secondaries: rollback restores the addresses in their order" "$(snapshot)" "$before"
+grep -q "FAILED" <<<"$(grep rollback <<<"$out")" &&
+  bad "secondaries: every rollback step succeeds" "$out" ||
+  ok "secondaries: every rollback step succeeds"
+
 echo "netns: $pass passed, $fail failed"
 [ "$fail" = 0 ]

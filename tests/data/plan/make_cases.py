@@ -72,6 +72,12 @@ def main():
     other = json.loads(json.dumps(c))
     netdev(other, "ib0.8001")["pkey"] = "0x8002"
     case("child-pkey-mismatch", other)
+    # 10.10.0.10/24, wanted, is a secondary of 10.10.0.50/24, which goes (and takes its
+    # secondaries with it): secondaries go first, and the wanted one comes back after.
+    sec = json.loads(json.dumps(h))
+    netdev(sec, "ib0")["addresses"] = ["10.10.0.50/24", "10.12.0.1/16", "10.10.0.60/24",
+                                       "10.10.0.10/24", "fe80::ec4:7aff:fe16:e7e0/64"]
+    case("ipv4-secondaries", sec)
     # A ConnectX-3 (mlx4: connected mode allowed) in connected mode, MTU 2044.
     m = inspect(ibsetup, "mlx4-connectx3")
     port(m, "mlx4_0", 1)["active_mtu"] = 4096
