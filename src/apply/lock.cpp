@@ -3,21 +3,59 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <string>
 #include <thread>
 
 namespace ibsetup::apply {
 
+namespace {
+
+// Why fd is not a lock file ibsetup may write its pid into; "" when it is.
+std::string not_a_lock_file(int fd)
+{
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    return std::strerror(errno);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return "it is not a regular file";
+  }
+  constexpr off_t k_max_pid_line = 32;
+  char buf[k_max_pid_line + 1] = {};
+  const ssize_t n = st.st_size > k_max_pid_line ? -1 : pread(fd, buf, sizeof buf, 0);
+  if (n < 0 || n > k_max_pid_line) {
+    return "it holds " + std::to_string(st.st_size) + " bytes, not a pid";
+  }
+  for (ssize_t i = 0; i < n; ++i) {
+    if ((buf[i] < '0' || buf[i] > '9') && buf[i] != '\n') {
+      return "it holds something other than a pid";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 ApplyLock::ApplyLock(const std::string& path, int wait_seconds)
 {
-  m_fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  m_fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
   if (m_fd < 0) {
     throw EnvironmentError("cannot open the lock file " + path + ": " + std::strerror(errno));
+  }
+  // The pid is written over the file: a path given by mistake (--lock-file /etc/hosts) must
+  // not lose its contents, so only an empty file or one that holds a pid is taken.
+  if (const std::string why = not_a_lock_file(m_fd); !why.empty()) {
+    close(m_fd);
+    m_fd = -1;
+    throw EnvironmentError("will not use " + path + " as the lock file: " + why +
+                           "; give --lock-file a path of its own (nothing was changed)");
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait_seconds);
   while (flock(m_fd, LOCK_EX | LOCK_NB) != 0) {

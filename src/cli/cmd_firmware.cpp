@@ -121,9 +121,10 @@ FirmwareCommands::FirmwareCommands(CLI::App& app)
                        "Set the link types that differ (exit 9 when a reboot is required)");
   m_firmware->add_option("--lock-file", m_lock_file,
                          "The lock shared with apply (default /run/ibsetup.lock)");
-  m_firmware->add_option("--wait", m_wait,
-                         "With --apply: wait up to SECONDS for another apply to finish "
-                         "(default 0)");
+  m_firmware
+      ->add_option("--wait", m_wait,
+                   "With --apply: wait up to SECONDS for another apply to finish (default 0)")
+      ->check(CLI::Range(0, 1000000));
 }
 
 int FirmwareCommands::run()

@@ -162,8 +162,9 @@ PipelineCommands::PipelineCommands(CLI::App& app)
   m_apply->add_option("--rollback-timeout", m_rollback_timeout,
                       "NetworkManager backend: seconds after which NetworkManager rolls back "
                       "by itself if ibsetup dies (default 120)");
-  m_apply->add_option("--wait", m_wait,
-                      "Wait up to SECONDS for another apply to finish (default 0)");
+  m_apply
+      ->add_option("--wait", m_wait, "Wait up to SECONDS for another apply to finish (default 0)")
+      ->check(CLI::Range(0, 1000000));
   m_apply->add_option("--lock-file", m_lock_file,
                       "The lock that allows one apply at a time (default /run/ibsetup.lock)");
   // Hidden (empty group): for tests and demos, see README "Options for tests".

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -340,6 +341,41 @@ TEST(ApplyLock, UnopenableFileIsAnEnvironmentError)
   } catch (const EnvironmentError& e) {
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
   }
+}
+
+TEST(ApplyLock, AFileThatHoldsMoreThanAPidIsLeftAlone)
+{
+  const test::TempDir dir;
+  const std::string hosts = (dir.path() / "hosts").string();
+  const std::string text = "127.0.0.1 localhost\n";
+  std::ofstream(hosts) << text;
+  try {
+    const apply::ApplyLock lock(hosts, 0);
+    ADD_FAILURE() << "took " << hosts << " as the lock file";
+  } catch (const EnvironmentError& e) {
+    EXPECT_EQ("will not use " + hosts +
+                  " as the lock file: it holds something other than a pid; give --lock-file a "
+                  "path of its own (nothing was changed)",
+              e.what());
+  }
+  EXPECT_EQ(text, test::read_text(hosts));
+  const std::string big = (dir.path() / "big").string();
+  std::ofstream(big) << std::string(40, '7');
+  EXPECT_THROW({ const apply::ApplyLock lock(big, 0); }, EnvironmentError);
+  const std::string fifo = (dir.path() / "fifo").string();
+  ASSERT_EQ(0, mkfifo(fifo.c_str(), 0600));
+  try {
+    const apply::ApplyLock lock(fifo, 0);
+    ADD_FAILURE() << "took a FIFO as the lock file";
+  } catch (const EnvironmentError& e) {
+    EXPECT_NE(std::string(e.what()).find("it is not a regular file"), std::string::npos)
+        << e.what();
+  }
+  // A stale lock file of an earlier run (its pid and a newline) is taken over.
+  const std::string stale = (dir.path() / "stale").string();
+  std::ofstream(stale) << "4242\n";
+  EXPECT_NO_THROW({ const apply::ApplyLock lock(stale, 0); });
+  EXPECT_EQ(std::to_string(getpid()) + "\n", test::read_text(stale));
 }
 
 }  // namespace
