@@ -174,7 +174,7 @@ play converge.yml cluster.yaml -e wait=true -v >"$work/wait.out" &
 waiter=$!
 seen=no
 for _ in $(seq 300); do
-  if pgrep -f -- "apply $work/cluster.yaml --json .*--wait 300" >/dev/null; then seen=yes; break; fi
+  if pgrep -f -- "apply --json .*--wait 300 .*-- $work/cluster.yaml" >/dev/null; then seen=yes; break; fi
   sleep 0.1
 done
 expect "wait: true runs apply with --wait 300 while the lock is held" "$seen" yes
@@ -267,7 +267,103 @@ out=$(in_ns ansible-playbook -i localhost, "$here/reboot.yml" -e "profile=$work/
   -e "ibsetup=$work/fw/ibsetup" 2>&1); rc=$?
 expect "reboot required: task ok, changed, reboot_required, firmware report returned" \
   "$rc/$(recap "$out")" "0/changed=1 unreachable=0 failed=0"
-expect "reboot required: the module ran apply" "$(cut -d' ' -f1,3 "$work/fw/argv")" "apply --json"
+expect "reboot required: the module ran apply" "$(cut -d' ' -f1,2 "$work/fw/argv")" "apply --json"
+expect "reboot required: the profile last, after --" "$(awk '{print $(NF-1), $NF}' "$work/fw/argv")" \
+  "-- $work/vpi.yaml"
+
+# 8. Results from replayed output (the real ibsetup's where it can make it): the task's fields
+#    say what stays changed, and odd output is a clean failure, not a Python traceback.
+mkdir -p "$work/replay"
+# stand_in NAME RC STDOUT_FILE: an ibsetup that writes its argv to NAME.argv, one per line,
+# then prints STDOUT_FILE and exits RC.
+stand_in() {
+  printf '#!/bin/sh\nprintf "%%s\\n" "$@" >"%s"\ncat "%s"\nexit %s\n' \
+    "$work/replay/$1.argv" "$3" "$2" >"$work/replay/$1"
+  chmod +x "$work/replay/$1"
+}
+replay() {  # replay NAME [ansible-playbook options...]: runs replay.yml with stand-in NAME
+  local name=$1
+  shift
+  ansible-playbook -i localhost, "$here/replay.yml" -e "ibsetup=$work/replay/$name" \
+    -e "result_file=$work/replay/$name.json" "$@" >"$work/replay/$name.log" 2>&1
+}
+field() {  # field NAME EXPRESSION: a Python expression over the registered result r
+  python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2], {"r": r}))' "$work/replay/$1.json" "$2" 2>&1
+}
+# Values reach ibsetup as given: no ~ or $VAR expansion, and a profile named like an option
+# comes after -- (ibsetup reads it as a path, see cli_test.sh).
+printf '{"host":"n1","backend":"netlink","ok":true,"changes":0,"done":[],"rollback":[],"not_converged":[],"failure":null}\n' \
+  >"$work/replay/noop.out"
+stand_in noop 0 "$work/replay/noop.out"
+replay noop -e "profile=-cluster.yaml" -e 'node=~root$HOME'
+expect "argv: node as given, profile after --" \
+  "$(grep -A1 -- --node "$work/replay/noop.argv" | tr '\n' ' ')$(tail -2 "$work/replay/noop.argv" | tr '\n' ' ')" \
+  '--node ~root$HOME -- -cluster.yaml '
+expect "argv: a no-op is ok and unchanged" "$(field noop '(r["failed"], r["changed"])')" "(False, False)"
+# A firmware step that set one HCA and failed on the next (exit 4): the set link type stays,
+# so the task is changed, a reboot is owed, and the failure is in msg.
+mkdir -p "$work/fw2/state"
+printf 'LINK_TYPE_P1=ETH\n' >"$work/fw2/state/0000:3b:00.0"
+printf 'LINK_TYPE_P1=ETH\n' >"$work/fw2/state/0000:86:00.0"
+printf '#!/bin/sh\nexport FAKE_MSTCONFIG_STATE=%s FAKE_MSTCONFIG_LOG=%s FAKE_MSTCONFIG_FAIL=set:0000:86:00.0\nexec python3 %s "$@"\n' \
+  "$work/fw2/state" "$work/fw2/log" "$src/tests/firmware/fake_mstconfig" >"$work/fw2/mstconfig"
+chmod +x "$work/fw2/mstconfig"
+cat >"$work/two.yaml" <<'YAML'
+version: 1
+nodes:
+  - hosts: n1
+    hcas:
+      - device: mlx5_0
+        ports: [{port: 1, link_type: ib}]
+      - device: mlx5_1
+        ports: [{port: 1, link_type: ib}]
+    interfaces:
+      - {name: ib0, device: mlx5_0, port: 1}
+YAML
+"$ibsetup" firmware "$work/two.yaml" --node n1 --sysfs-root "$src/tests/fixtures/sysfs/hdr-2hca" \
+  --mstconfig "$work/fw2/mstconfig" --apply --json --lock-file "$work/lock" \
+  --reboot-marker "$work/fw2/marker" >"$work/replay/midway.out" 2>/dev/null
+expect "firmware --apply that fails on the second HCA exits 4" "$?" 4
+stand_in midway 4 "$work/replay/midway.out"
+replay midway -e "profile=$work/two.yaml"
+expect "firmware failed midway: failed, changed, reboot required" \
+  "$(field midway '(r["failed"], r["changed"], r["reboot_required"], r["rc"])')" "(True, True, True, 4)"
+expect "firmware failed midway: the failure in msg" \
+  "$(field midway '"mstconfig cannot open the device 0000:86:00.0" in r["msg"]')" "True"
+# Exit 0 without a report says nothing of what apply did.
+printf 'Usage: ibsetup apply [OPTIONS] PROFILE\n' >"$work/replay/help.out"
+stand_in help 0 "$work/replay/help.out"
+replay help -e "profile=$work/two.yaml"
+expect "exit 0 without a report fails the task" \
+  "$(field help '(r["failed"], "no JSON report on standard output" in r["msg"])')" "(True, True)"
+# A rollback step that failed: the task says changed and names the step.
+printf '{"host":"n1","backend":"netlink","ok":false,"changes":0,"done":["~ ib0 mtu 1500 -> 2044"],"rollback":["ib0 mtu back to 1500: FAILED: netlink: No such device"],"not_converged":[],"failure":"ib1: add fd00:78::1/64: the kernel refused"}\n' \
+  >"$work/replay/rbfail.out"
+stand_in rbfail 7 "$work/replay/rbfail.out"
+replay rbfail -e "profile=$work/two.yaml"
+expect "a failed rollback step: failed, changed, the step in msg" \
+  "$(field rbfail '(r["failed"], r["changed"], "rollback: ib0 mtu back to 1500: FAILED" in r["msg"])')" \
+  "(True, True, True)"
+# JSON of the wrong shapes: clean failures or results, never a MODULE FAILURE traceback.
+printf '{"host":"n1","backend":"netlink","errors":[{"x":1}],"done":[{"y":2}],"rollback":"z","failure":"f"}\n' \
+  >"$work/replay/shapes.out"
+stand_in shapes 3 "$work/replay/shapes.out"
+replay shapes -e "profile=$work/two.yaml"
+expect "odd JSON shapes: a clean failure with rc 3" \
+  "$(field shapes '(r["failed"], r["rc"], "MODULE FAILURE" in r["msg"], "{\"x\": 1}" in r["msg"])')" \
+  "(True, 3, False, True)"
+printf '{"host":"n1","actions":[{"text":null},"x",{"op":"set_mtu"}],"errors":[],"warnings":[]}\n' \
+  >"$work/replay/plan.out"
+stand_in plan 6 "$work/replay/plan.out"
+replay plan -e "profile=$work/two.yaml" --check
+expect "odd plan actions in check mode: changed, no traceback" \
+  "$(field plan '(r["failed"], r["changed"], r["diff"]["prepared"].count("\n"))')" "(False, True, 3)"
+# wait is checked in check mode as in a real run.
+replay plan -e "profile=$work/two.yaml" -e wait=abc --check
+expect "wait: abc fails in check mode too" \
+  "$(field plan '(r["failed"], "wait:" in r["msg"])')" "(True, True)"
 
 expect "Ansible's home is the test's temp directory" \
   "$(find "$work/home" -maxdepth 1 -name .ansible | wc -l)" 1

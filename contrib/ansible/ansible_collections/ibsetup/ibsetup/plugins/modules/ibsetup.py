@@ -74,6 +74,8 @@ options:
         C(false) passes C(--no-firmware).
       - When apply changes a link type the interfaces are left alone until the node reboots;
         the module then returns I(reboot_required=true) and I(changed=true) without failing.
+        A reboot that an earlier run already made necessary is I(reboot_required=true) with
+        I(changed=false).
     type: bool
     default: true
   lock_file:
@@ -93,9 +95,21 @@ options:
       - Path of the ibsetup program. Default is C(ibsetup) found in C(PATH) or C(/usr/sbin).
     type: path
 notes:
-  - Exit codes of ibsetup are returned as I(rc); a refused profile (exit 3), an apply that failed
-    and was rolled back (exit 7), a held lock (exit 8) or a failed check (exit 5) fail the task
-    with ibsetup's own messages in I(msg).
+  - Exit codes of ibsetup are returned as I(rc); a refused profile (exit 3), something the node
+    lacks or refuses (exit 4, e.g. no permission or a lock file that is not one), an apply that
+    failed and was rolled back (exit 7), a held lock (exit 8) or a failed check (exit 5) fail
+    the task with ibsetup's own messages in I(msg), including any rollback step that failed.
+  - A failed apply is I(changed=false) when its rollback completed, and I(changed=true) when a
+    firmware link type was set before the failure (it stays set, and I(reboot_required) says so)
+    or a rollback step failed.
+  - Values reach ibsetup as given, without C(~) or C($VAR) expansion; the profile is passed
+    after C(--), so a path that starts with C(-) is still a path.
+  - Bound the wait for another run with I(wait), not the task's C(timeout). On a timeout
+    Ansible stops waiting but does not end the module's process, so an ibsetup
+    still waiting for the lock would go on and change the node after the task was reported.
+  - Check mode runs C(ibsetup plan), which compares the profile with the kernel's state
+    whatever I(backend) is; the NetworkManager backend may still update or activate its
+    connection profiles on a node the plan finds in order.
   - Needs root on the managed node (C(become)) for I(state=applied) without check mode.
 attributes:
   check_mode:
@@ -148,17 +162,20 @@ EXAMPLES = r'''
 
 RETURN = r'''
 rc:
-  description: ibsetup's exit code (0 success, 3 invalid input, 5 a check failed, 7 apply
-    failed and was rolled back, 8 lock held, 9 reboot required; see ibsetup(8)).
-  returned: always
+  description: ibsetup's exit code (0 success, 3 invalid input, 4 environment (permission, a
+    missing tool, a file that cannot be used), 5 a check failed, 6 changes pending (check mode,
+    a success), 7 apply failed and was rolled back, 8 lock held, 9 reboot required; see
+    ibsetup(8)).
+  returned: when ibsetup ran
   type: int
   sample: 0
 cmd:
   description: The argument list ibsetup was run with.
-  returned: always
+  returned: when ibsetup ran
   type: list
   elements: str
-  sample: [/usr/sbin/ibsetup, apply, /etc/ibsetup/cluster.yaml, --json, --backend, auto]
+  sample: [/usr/sbin/ibsetup, apply, --json, --backend, auto, --wait, "0", --,
+           /etc/ibsetup/cluster.yaml]
 node:
   description: The node name ibsetup resolved (its C(host) field).
   returned: when ibsetup printed JSON
@@ -205,17 +222,18 @@ failed_checks:
   sample: ["ib0: not up with carrier (down)"]
 stdout:
   description: ibsetup's standard output.
-  returned: always
+  returned: when ibsetup ran
   type: str
 stderr:
   description: ibsetup's standard error (warnings and errors).
-  returned: always
+  returned: when ibsetup ran
   type: str
 '''
 
 import json
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.six import string_types
 
 # ibsetup's exit codes (README "Exit codes"); the module maps them to task outcomes.
 RC_OK = 0
@@ -245,6 +263,20 @@ def json_documents(text):
     return docs
 
 
+def texts(value):
+    """A member of ibsetup's JSON that is a list of strings: its strings (anything else in it
+    as JSON text); [] when it is not a list."""
+    if not isinstance(value, list):
+        return []
+    return [v if isinstance(v, string_types) else json.dumps(v) for v in value]
+
+
+def shown(text):
+    """Text from the host in the diff, with control characters escaped as ibsetup does."""
+    return ''.join('\\x%02x' % ord(c) if ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f else c
+                   for c in text)
+
+
 def wait_seconds(module, value):
     if isinstance(value, bool):
         return WAIT_TRUE_SECONDS if value else 0
@@ -267,12 +299,12 @@ def error_messages(stderr, docs):
     on stderr (an invalid profile prints nothing on stdout, only FILE:LINE:COL lines)."""
     out = []
     for doc in docs:
-        for err in doc.get('errors') or []:
-            out.append(err)
+        out += texts(doc.get('errors'))
         if doc.get('failure'):
-            out.append('failure: %s' % doc['failure'])
-        for nc in doc.get('not_converged') or []:
-            out.append('not converged: %s' % nc)
+            out.append('failure: %s' % (doc['failure'],))
+        out += ['not converged: %s' % nc for nc in texts(doc.get('not_converged'))]
+        # A rollback step that failed: the host is not back where it was.
+        out += ['rollback: %s' % r for r in texts(doc.get('rollback')) if 'FAILED' in r]
     for line in stderr.splitlines():
         line = line.rstrip()
         if not line or line.startswith('ibsetup: backend ') or 'warning:' in line:
@@ -289,9 +321,14 @@ def error_messages(stderr, docs):
 
 def common_args(params):
     args = []
-    if params['node']:
+    if params['node'] is not None:
         args += ['--node', params['node']]
     return args
+
+
+def profile_args(params):
+    # Last, after "--": a profile path that starts with "-" is a path, not an option.
+    return ['--', params['profile']]
 
 
 def firmware_args(params):
@@ -301,7 +338,8 @@ def firmware_args(params):
 def prepared_diff(header, lines):
     if not lines:
         return {'prepared': ''}
-    return {'prepared': '%s\n%s\n' % (header, '\n'.join('  ' + l for l in lines))}
+    return {'prepared': '%s\n%s\n' % (shown(header),
+                                        '\n'.join('  ' + shown(l) for l in lines))}
 
 
 class Runner(object):
@@ -312,8 +350,10 @@ class Runner(object):
 
     def run(self, args):
         cmd = [self.executable] + args
-        # A list, so run_command execs ibsetup directly: no shell parses the profile path.
-        rc, stdout, stderr = self.module.run_command(cmd, check_rc=False)
+        # A list, so run_command execs ibsetup directly: no shell parses the profile path. And
+        # no expansion of ~ or $VAR either: the values reach ibsetup as they were given.
+        rc, stdout, stderr = self.module.run_command(cmd, check_rc=False,
+                                                     expand_user_and_vars=False)
         self.result.update(rc=rc, cmd=cmd, stdout=stdout, stderr=stderr)
         docs = json_documents(stdout)
         for doc in docs:
@@ -321,8 +361,8 @@ class Runner(object):
                 self.result['node'] = doc['host']
         return rc, docs, stderr
 
-    def fail(self, what, rc, docs, stderr):
-        messages = error_messages(stderr, docs)
+    def fail(self, what, rc, docs, stderr, why=None):
+        messages = error_messages(stderr, docs) + ([why] if why else [])
         text = '\n'.join(messages) if messages else 'no message'
         self.module.fail_json(msg='ibsetup %s failed (exit %d): %s' % (what, rc, text),
                               **self.result)
@@ -331,7 +371,7 @@ class Runner(object):
         # Plan warnings are in the JSON; the profile's (FILE:LINE:COL: warning: ...) on stderr.
         found = []
         for doc in docs:
-            found += doc.get('warnings') or []
+            found += texts(doc.get('warnings'))
         for line in self.result.get('stderr', '').splitlines():
             if 'warning: ' in line:
                 found.append(line.replace('ibsetup: warning: ', '', 1))
@@ -343,16 +383,18 @@ class Runner(object):
 
 
 def do_plan(runner, params):
-    args = ['plan', params['profile'], '--json', '--detailed-exitcode']
+    args = ['plan', '--json', '--detailed-exitcode']
     args += common_args(params) + firmware_args(params)
     if params['prune']:
         args.append('--prune')
-    rc, docs, stderr = runner.run(args)
+    rc, docs, stderr = runner.run(args + profile_args(params))
     if rc not in (RC_OK, RC_CHANGES_PENDING) or not docs:
         runner.fail('plan', rc, docs, stderr)
     plan = docs[0]
     runner.warn(docs)
-    lines = [a.get('text', a.get('op', '')) for a in plan.get('actions') or []]
+    actions = plan.get('actions') if isinstance(plan.get('actions'), list) else []
+    lines = ['%s' % (a.get('text') or a.get('op') or '',) for a in actions
+             if isinstance(a, dict)]
     # --detailed-exitcode also counts firmware link types, which plan's JSON does not list.
     if rc == RC_CHANGES_PENDING and not lines:
         lines = ['firmware link types differ from the profile (see ibsetup firmware)']
@@ -362,47 +404,64 @@ def do_plan(runner, params):
         'plan for %s: %d changes' % (plan.get('host', ''), len(lines)), lines)
 
 
-def do_apply(runner, params):
-    args = ['apply', params['profile'], '--json', '--backend', params['backend']]
+def do_apply(runner, params, wait):
+    args = ['apply', '--json', '--backend', params['backend']]
     args += common_args(params) + firmware_args(params)
-    args += ['--wait', str(wait_seconds(runner.module, params['wait']))]
+    args += ['--wait', str(wait)]
     if params['prune']:
         args.append('--prune')
     if params['lock_file']:
         args += ['--lock-file', params['lock_file']]
-    rc, docs, stderr = runner.run(args)
+    rc, docs, stderr = runner.run(args + profile_args(params))
     report = None
+    firmware = None
     done = []
+    firmware_done = []
     for doc in docs:
         if 'backend' in doc:
             report = doc
-            done += doc.get('done') or []
+            done += texts(doc.get('done'))
         elif 'reboot_required' in doc:
+            firmware = doc
             runner.result['firmware'] = doc
-            done += ['firmware %s port %s: %s -> %s' % (d.get('device'), d.get('port'),
-                                                         d.get('from'), d.get('to'))
-                     for d in doc.get('done') or []]
-    runner.result['reboot_required'] = rc == RC_REBOOT_REQUIRED
+            firmware_done += ['firmware %s port %s: %s -> %s' % (d.get('device'), d.get('port'),
+                                                                  d.get('from'), d.get('to'))
+                              for d in doc.get('done') or [] if isinstance(d, dict)]
+    done = firmware_done + done
+    # A link type set stays set when a later step fails (firmware is never rolled back), as
+    # does whatever a failed rollback step left; a rollback that completed changed nothing.
+    rollback_failed = report is not None and any(
+        'FAILED' in r for r in texts(report.get('rollback')))
+    ok = rc in (RC_OK, RC_REBOOT_REQUIRED)
+    runner.result['changed'] = bool(done) if ok else bool(firmware_done) or rollback_failed
+    runner.result['reboot_required'] = (rc == RC_REBOOT_REQUIRED or
+                                        (firmware is not None and
+                                         firmware.get('reboot_required') is True))
     if report is not None:
         runner.result['report'] = report
-    runner.warn(docs)
-    if rc not in (RC_OK, RC_REBOOT_REQUIRED):
-        runner.fail('apply', rc, docs, stderr)
-    runner.result['changed'] = bool(done)
     runner.result['diff'] = prepared_diff(
         'applied on %s: %d changes' % (runner.result.get('node', ''), len(done)), done)
+    runner.warn(docs)
+    if not ok:
+        runner.fail('apply', rc, docs, stderr)
+    # Exit 0 says the interfaces are done, 9 that a link type waits for the reboot: each comes
+    # with its report, and without it nothing says what happened.
+    if (rc == RC_OK and report is None) or (rc == RC_REBOOT_REQUIRED and firmware is None):
+        runner.fail('apply', rc, docs, stderr,
+                    'no JSON report on standard output, so what apply did is unknown')
 
 
 def do_check(runner, params):
-    args = ['check', params['profile'], '--json'] + common_args(params)
+    args = ['check', '--json'] + common_args(params)
     for d in params['disable']:
         args += ['--disable', d]
-    rc, docs, stderr = runner.run(args)
+    rc, docs, stderr = runner.run(args + profile_args(params))
     if rc not in (RC_OK, RC_CHECK_FAILED) or not docs:
         runner.fail('check', rc, docs, stderr)
     check = docs[0]
-    failed = [c.get('message', c.get('id', '')) for c in check.get('checks') or []
-              if c.get('status') == 'fail']
+    checks = check.get('checks') if isinstance(check.get('checks'), list) else []
+    failed = ['%s' % (c.get('message') or c.get('id') or '',) for c in checks
+              if isinstance(c, dict) and c.get('status') == 'fail']
     runner.result['check'] = check
     runner.result['failed_checks'] = failed
     if rc == RC_CHECK_FAILED or not check.get('ok', False):
@@ -432,13 +491,15 @@ def main():
     params = module.params
     executable = params['executable'] or module.get_bin_path(
         'ibsetup', required=True, opt_dirs=['/usr/sbin', '/usr/local/sbin'])
+    # Checked in check mode as well: --check must not pass what a real run would refuse.
+    wait = wait_seconds(module, params['wait'])
     runner = Runner(module, executable)
     if params['state'] == 'checked':
         do_check(runner, params)
     elif module.check_mode:
         do_plan(runner, params)
     else:
-        do_apply(runner, params)
+        do_apply(runner, params, wait)
     # Ansible fails any result whose rc is not 0 unless it says otherwise; ibsetup's 6 (changes
     # pending, check mode) and 9 (reboot required) are successes.
     runner.result['failed'] = False
