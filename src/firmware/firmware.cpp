@@ -1,5 +1,6 @@
 #include <ibsetup/firmware.hpp>
 #include <ibsetup/render.hpp>
+#include "common/strings.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -368,20 +369,27 @@ Report apply_state(const State& state, Tool& tool)
       continue;
     }
     const std::vector<std::pair<int, profile::LinkType>> values(wanted.begin(), wanted.end());
+    // A set that fails may still have written (killed at its timeout after the write, or
+    // output not understood): the second query runs either way and says what the firmware now
+    // holds, so the report, the reboot marker and the exit status describe the card.
+    std::optional<std::string> set_error;
     try {
       tool.set(card.address, values);
     } catch (const Error& e) {
-      report.failure = card.label() + ": " + e.what();
-      return report;
+      set_error = e.what();
     }
     std::vector<std::pair<int, profile::LinkType>> confirmed;
     try {
       confirmed = tool.query(card.address, card.physical_ports());
     } catch (const Error& e) {
-      report.failure = card.label() +
-                       ": mstconfig accepted the change but querying it again failed: " + e.what();
+      report.failure = card.label() + ": " +
+                       (set_error ? *set_error + "; querying the card again failed too: "
+                                  : std::string("mstconfig accepted the change but querying it "
+                                                "again failed: ")) +
+                       e.what();
       return report;
     }
+    const size_t done_before = report.done.size();
     for (auto* d : card.devices) {
       for (auto& p : d->ports) {
         const auto before = p.next_boot;
@@ -394,6 +402,9 @@ Report apply_state(const State& state, Tool& tool)
           continue;
         }
         if (p.next_boot != p.desired) {
+          if (set_error) {
+            continue;  // the set's own error says why
+          }
           report.failure =
               d->device + " (" + d->pci + ") port " + std::to_string(p.port) +
               (p.mst_port() != p.port ? " (LINK_TYPE_P" + std::to_string(p.mst_port()) + ")"
@@ -404,6 +415,13 @@ Report apply_state(const State& state, Tool& tool)
         }
         report.done.push_back(Change{d->device, d->pci, p.port, p.mst_port(), before, p.desired});
       }
+    }
+    if (set_error) {
+      report.failure = card.label() + ": " + *set_error +
+                       (report.done.size() > done_before
+                            ? "; a second query shows the change was made all the same"
+                            : "");
+      return report;
     }
   }
   return report;
@@ -422,7 +440,8 @@ void update_reboot_marker(const std::string& path, const State& state)
     if (!d.reboot_pending()) {
       continue;
     }
-    lines += d.device + " " + d.pci;
+    // One line per device: names from sysfs are escaped, so none can start a line of its own.
+    lines += util::escape_text(d.device) + " " + util::escape_text(d.pci);
     for (const auto& p : d.ports) {
       if (p.reboot_pending()) {
         lines +=

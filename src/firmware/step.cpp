@@ -1,6 +1,9 @@
 // The firmware step shared by plan, apply and `firmware`: query, set, confirm, reboot marker.
 #include <ibsetup/firmware.hpp>
 
+#include <exception>
+#include <string>
+
 namespace ibsetup::firmware {
 
 bool StepOutcome::changes() const
@@ -66,7 +69,14 @@ StepOutcome set_step(const State& state, Tool& tool, const StepOptions& options)
   out.state = state;
   out.report = apply_state(state, tool);
   out.marker = options.reboot_marker;
-  update_reboot_marker(out.marker, out.report->state);
+  // The changes are made: a marker that cannot be written is a failure of the report, which
+  // still says what was done, not an error that would leave it unprinted.
+  try {
+    update_reboot_marker(out.marker, out.report->state);
+  } catch (const std::exception& e) {
+    const std::string why = std::string("the reboot marker: ") + e.what();
+    out.report->failure = out.report->failure ? *out.report->failure + "; " + why : why;
+  }
   if (!out.report->ok()) {
     out.result = ErrorKind::environment;
   } else if (out.report->reboot_required()) {

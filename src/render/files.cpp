@@ -35,6 +35,12 @@ const char* to_string(WriteResult result)
 
 namespace {
 
+// ROOT/ for messages: "/run/x", not "//run/x", when the root is / (the reboot marker).
+std::string under(const std::string& root)
+{
+  return root == "/" ? root : root + "/";
+}
+
 using Fd = util::UniqueFd;
 
 [[noreturn]] void fail(const std::string& what)
@@ -216,7 +222,7 @@ WriteResult check_file(const std::string& root, const RenderedFile& file)
   if (dir.get() < 0) {
     return WriteResult::created;  // a directory on the way is missing: so is the file
   }
-  return planned_result(dir.get(), name, root + "/" + file.path, file);
+  return planned_result(dir.get(), name, under(root) + file.path, file);
 }
 
 std::optional<std::string> read_file_under(const std::string& root, const std::string& path,
@@ -225,7 +231,7 @@ std::optional<std::string> read_file_under(const std::string& root, const std::s
   const auto slash = path.rfind('/');
   const std::string rel_dir = slash == std::string::npos ? "" : path.substr(0, slash);
   const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  const std::string full = root + "/" + path;
+  const std::string full = under(root) + path;
   const Fd dir = open_dirs(root, rel_dir, false, "read");
   if (dir.get() < 0) {
     return std::nullopt;
@@ -271,7 +277,7 @@ bool remove_file(const std::string& root, const std::string& path)
   const auto slash = path.rfind('/');
   const std::string rel_dir = slash == std::string::npos ? "" : path.substr(0, slash);
   const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  const std::string full = root + "/" + path;
+  const std::string full = under(root) + path;
   const Fd dir = open_dirs(root, rel_dir, false);
   if (dir.get() < 0) {
     return false;
@@ -311,7 +317,7 @@ Staged stage(const std::string& root, const RenderedFile& file, std::vector<Made
   const auto slash = file.path.rfind('/');
   const std::string rel_dir = slash == std::string::npos ? "" : file.path.substr(0, slash);
   s.name = slash == std::string::npos ? file.path : file.path.substr(slash + 1);
-  s.full = root + "/" + file.path;
+  s.full = under(root) + file.path;
   s.dir = open_dirs(root, rel_dir, true, "write", made);
   s.result = planned_result(s.dir.get(), s.name, s.full, file);
   if (s.result == WriteResult::unchanged) {
@@ -322,7 +328,7 @@ Staged stage(const std::string& root, const RenderedFile& file, std::vector<Made
   Fd out(openat(s.dir.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                 file.mode));
   if (out.get() < 0) {
-    fail("cannot create " + root + "/" + rel_dir + "/" + tmp);
+    fail("cannot create " + under(root) + rel_dir + "/" + tmp);
   }
   s.tmp = tmp;
   const char* data = file.content.data();

@@ -175,6 +175,16 @@ state 0000:5e:00.0 IB ETH
 out=$(fw_marker=$work/var-run/ibsetup/reboot-required fw "$work/vpi.yaml" "${vpi[@]}" --apply); code=$?
 expect_code "marker through a symlinked directory: reboot" "$code" 9
 expect_grep "marker through a symlinked directory: written" 'LINK_TYPE_P2=IB' "$(cat "$work/real-run/ibsetup/reboot-required" 2>/dev/null)"
+# A marker path that is a symlink is refused, but the set is made by then: the report still
+# says what was done, and the exit is 4 with the marker named.
+ln -s "$work/elsewhere" "$work/link-marker"
+fake
+state 0000:5e:00.0 IB ETH
+out=$(fw_marker=$work/link-marker fw "$work/vpi.yaml" "${vpi[@]}" --apply --json); code=$?
+expect_code "marker is a symlink: exit 4" "$code" 4
+expect_grep "marker is a symlink: the report is printed" '"done":\[\{"device":"mlx5_0","pci":"0000:5e:00.0","port":2' "$out"
+expect_grep "marker is a symlink: named in the failure" 'the reboot marker: .*link-marker' "$out"
+[ ! -e "$work/elsewhere" ] && ok || bad "marker is a symlink: its target was written"
 fake
 state 0000:3b:00.0 IB
 state 0000:86:00.0 IB

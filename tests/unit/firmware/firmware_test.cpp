@@ -243,6 +243,7 @@ public:
   std::map<std::string, std::map<int, LinkType>> next;
   std::set<std::string> failing_query;
   std::set<std::string> failing_set;
+  std::set<std::string> set_then_fail;  // writes, then fails (killed after the write)
   std::vector<std::string> calls;
   std::vector<std::string> detail;  // with the LINK_TYPE_Pn numbers and values
 
@@ -277,6 +278,9 @@ public:
     }
     for (const auto& [p, t] : values) {
       next[pci][p] = t;
+    }
+    if (set_then_fail.count(pci) != 0) {
+      throw EnvironmentError("mstconfig was killed after 60 s");
     }
   }
 };
@@ -355,7 +359,34 @@ TEST(FirmwareState, FailureMidWayKeepsWhatWasDone)
   EXPECT_EQ(r.done[0].port, 1);
   EXPECT_EQ(r.done[0].from, LinkType::eth);
   EXPECT_NE(r.failure->find("mlx5_1 (0000:86:00.0): set failed"), std::string::npos);
-  EXPECT_EQ(tool.calls.back(), "set 0000:86:00.0");
+  // The failed set is followed by a query of what the card now holds: nothing changed there.
+  EXPECT_EQ(tool.calls, (std::vector<std::string>{"query 0000:3b:00.0", "query 0000:86:00.0",
+                                                  "set 0000:3b:00.0", "query 0000:3b:00.0",
+                                                  "set 0000:86:00.0", "query 0000:86:00.0"}));
+  EXPECT_EQ(r.failure->find("made all the same"), std::string::npos) << *r.failure;
+}
+
+TEST(FirmwareState, ASetThatFailsAfterWritingReportsWhatTheCardHolds)
+{
+  FakeTool tool;
+  tool.next["0000:3b:00.0"] = {{1, LinkType::eth}, {2, LinkType::ib}};
+  tool.set_then_fail.insert("0000:3b:00.0");
+  const auto s = query_state(node("      - {device: mlx5_0, link_type: ib}\n"), two_hcas(), &tool);
+  const auto r = apply_state(s, tool);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(*r.failure,
+            "mlx5_0 (0000:3b:00.0): mstconfig was killed after 60 s; a second query shows the "
+            "change was made all the same");
+  ASSERT_EQ(r.done.size(), 1U);
+  EXPECT_EQ(r.done[0].to, LinkType::ib);
+  EXPECT_EQ(r.state.devices[0].ports[0].next_boot, LinkType::ib);
+  // The port runs InfiniBand, so nothing is owed. Running Ethernet, the next run finds the
+  // link type already set (by the write above) and owes the reboot.
+  const auto eth = apply_state(query_state(node("      - {device: mlx5_0, link_type: ib}\n"),
+                                           two_hcas(inventory::LinkLayer::ethernet), &tool),
+                               tool);
+  EXPECT_TRUE(eth.ok());  // already ib after the first run's write
+  EXPECT_TRUE(eth.reboot_required());
 }
 
 TEST(FirmwareState, RebootPendingComparesNextBootWithTheRunningPort)
@@ -651,6 +682,49 @@ TEST(FirmwareMarker, WrittenAtomicallyAndRemovedWhenNothingIsOwed)
   update_reboot_marker(path, s);
   EXPECT_FALSE(std::filesystem::exists(path));
   EXPECT_NO_THROW(update_reboot_marker(path, s));  // already gone
+}
+
+TEST(FirmwareMarker, SysfsNamesCannotAddLines)
+{
+  test::TempDir dir;
+  const auto path = (dir.path() / "reboot-required").string();
+  State s;
+  DeviceLinkTypes d;
+  d.device = "evil\nX=1 \x1b[31m";
+  d.pci = "0000:3b:00.0";
+  PortLinkType p;
+  p.port = 1;
+  p.next_boot = LinkType::ib;
+  p.link_layer = inventory::LinkLayer::ethernet;
+  d.ports.push_back(p);
+  s.devices.push_back(d);
+  update_reboot_marker(path, s);
+  const auto text = test::read_text(path);
+  EXPECT_NE(text.find("\nevil\\nX=1 \\x1b[31m 0000:3b:00.0 LINK_TYPE_P1=IB (running Ethernet)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("\nX=1"), std::string::npos) << text;
+}
+
+TEST(FirmwareMarker, AMarkerThatCannotBeWrittenKeepsTheReport)
+{
+  test::TempDir dir;
+  const auto path = (dir.path() / "reboot-required").string();
+  std::filesystem::create_symlink(dir.path() / "elsewhere", path);
+  FakeTool tool;
+  tool.next["0000:3b:00.0"] = {{1, LinkType::eth}, {2, LinkType::ib}};
+  const auto s = query_state(node("      - {device: mlx5_0, link_type: ib}\n"),
+                             two_hcas(inventory::LinkLayer::ethernet), &tool);
+  StepOptions options;
+  options.reboot_marker = path;
+  const auto out = set_step(s, tool, options);
+  ASSERT_TRUE(out.report.has_value());
+  ASSERT_EQ(out.report->done.size(), 1U);  // the set happened and is reported
+  ASSERT_TRUE(out.report->failure.has_value());
+  EXPECT_NE(out.report->failure->find("the reboot marker: "), std::string::npos)
+      << *out.report->failure;
+  EXPECT_EQ(out.result, ErrorKind::environment);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "elsewhere"));
 }
 
 }  // namespace
