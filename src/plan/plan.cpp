@@ -1,4 +1,5 @@
 #include "common/strings.hpp"
+#include "profile/validate.hpp"
 
 #include <ibsetup/plan.hpp>
 
@@ -258,6 +259,22 @@ private:
         [&](const Action& a) { return a.kind == ActionKind::set_mode && a.ifname == d.name; });
     if (!target || (!mode_changes && n != nullptr && n->mtu && *n->mtu == *target)) {
       return;
+    }
+    if (*target < profile::detail::k_ipv6_min_mtu && n != nullptr) {
+      // Below IPv6's minimum the kernel drops IPv6 from the interface, addresses the profile
+      // does not manage included, and a rollback's MTU does not bring them back.
+      std::string lost;
+      for (const auto& addr : n->addresses) {
+        if (addr.address.family == Family::ipv6 && !is_link_local(addr)) {
+          lost += (lost.empty() ? "" : ", ") + addr.str();
+        }
+      }
+      if (!lost.empty()) {
+        error(d.name, "mtu " + std::to_string(*target) + " is below " +
+                          std::to_string(profile::detail::k_ipv6_min_mtu) +
+                          ", the IPv6 minimum: the kernel would remove " + lost);
+        return;
+      }
     }
     Action a;
     a.kind = ActionKind::set_mtu;

@@ -216,6 +216,19 @@ void check_mtu(const Profile& profile, const InterfaceSpec& spec, const Interfac
   const auto mode =
       choose(over != nullptr ? &over->mode : nullptr, spec.mode, &profile.defaults.mode);
   const auto mtu = choose(over != nullptr ? &over->mtu : nullptr, spec.mtu, &profile.defaults.mtu);
+  // IPv6 needs an MTU of 1280 (RFC 8200): below it the kernel refuses the address, and takes
+  // IPv6 off the interface altogether.
+  const auto& ipv6 = over != nullptr && over->ipv6 ? over->ipv6 : spec.ipv6;
+  if (mtu && ipv6 && **mtu.setting < k_ipv6_min_mtu) {
+    const Mark a = mtu.setting->mark;
+    if (reported.insert({a.line, a.column, ipv6.mark.line, ipv6.mark.column}).second) {
+      diags.error(a, source_path(mtu.source, over, spec, "mtu"),
+                  (spec.name ? "interface " + *spec.name + ": " : std::string()) +
+                      std::to_string(**mtu.setting) + " is below " +
+                      std::to_string(k_ipv6_min_mtu) + ", the IPv6 minimum, and ipv6 is set" +
+                      at_line(ipv6.mark) + ": the kernel would refuse the address");
+    }
+  }
   if (!mode || !mtu || **mode.setting != Mode::datagram || **mtu.setting <= k_datagram_mtu_max) {
     return;
   }

@@ -18,7 +18,11 @@ void validate_profile(Profile& profile, const Limits& limits, Diagnostics& diags
 // Two marks, to report a problem made of two settings only once.
 using MarkKey = std::tuple<int, int, int, int>;
 
-// An MTU above the datagram maximum where the merged mode is datagram (once per pair).
+// IPv6's minimum link MTU (RFC 8200): below it the kernel takes IPv6 off the interface.
+constexpr int k_ipv6_min_mtu = 1280;
+
+// An MTU above the datagram maximum where the merged mode is datagram, or below IPv6's minimum
+// where the interface has an IPv6 pool (once per pair).
 void check_mtu(const Profile& profile, const InterfaceSpec& spec, const InterfaceSpec* over,
                std::set<MarkKey>& reported, Diagnostics& diags);
 

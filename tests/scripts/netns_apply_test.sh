@@ -207,5 +207,20 @@ grep -q "FAILED" <<<"$(grep rollback <<<"$out")" &&
   bad "secondaries: every rollback step succeeds" "$out" ||
   ok "secondaries: every rollback step succeeds"
 
+# 12. An MTU below 1280 would make the kernel drop IPv6 from the interface, addresses the
+# profile does not manage included: refused before any change.
+fresh
+in_a ip addr add fd00:99::5/64 dev ib0 nodad
+sed -e 's/mtu: 2044/mtu: 1000/' "$work/cluster.yaml" >"$work/low-mtu.yaml"
+before=$(snapshot)
+out=$(in_a "$ibsetup" apply "$work/low-mtu.yaml" --node n1 --lock-file "$work/lock" 2>&1); rc=$?
+expect "mtu below 1280 with an IPv6 address: exit 3" "$rc" 3
+has_v6=$(in_a ip -j -6 addr show ib0 | grep -c 'fd00:99::5')
+expect "mtu below 1280: the IPv6 address stays" "$has_v6" 1
+expect "mtu below 1280: nothing changed" "$(snapshot)" "$before"
+grep -q "ib0: mtu 1000 is below 1280, the IPv6 minimum: the kernel would remove fd00:99::5/64" <<<"$out" &&
+  ok "mtu below 1280: the error names the address" ||
+  bad "mtu below 1280: the error names the address" "$out"
+
 echo "netns: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -78,6 +78,12 @@ def main():
     netdev(sec, "ib0")["addresses"] = ["10.10.0.50/24", "10.12.0.1/16", "10.10.0.60/24",
                                        "10.10.0.10/24", "fe80::ec4:7aff:fe16:e7e0/64"]
     case("ipv4-secondaries", sec)
+    # An IPv6 address the profile does not manage on an interface whose MTU would go below
+    # 1280: the kernel would take it away, so the plan refuses.
+    v6 = json.loads(json.dumps(h))
+    netdev(v6, "ib0")["addresses"] = ["10.10.0.10/24", "fd00:99::5/64",
+                                      "fe80::ec4:7aff:fe16:e7e0/64"]
+    case("mtu-below-ipv6", v6)
     # A ConnectX-3 (mlx4: connected mode allowed) in connected mode, MTU 2044.
     m = inspect(ibsetup, "mlx4-connectx3")
     port(m, "mlx4_0", 1)["active_mtu"] = 4096
