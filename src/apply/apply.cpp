@@ -4,7 +4,9 @@
 #include <ibsetup/apply.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 namespace ibsetup::apply {
@@ -96,7 +98,22 @@ std::optional<std::pair<std::string, std::function<void(LinkBackend&)>>> inverse
                 [a](LinkBackend& b) { b.remove_address(a.ifname, *a.address); }};
   case ActionKind::set_up:
   default:
-    return Undo{a.ifname + " down again", [a](LinkBackend& b) { b.set_up(a.ifname, false); }};
+    return Undo{a.ifname + " down again" +
+                    (a.restore_addresses.empty() ? std::string() : ", its IPv6 addresses back"),
+                [a](LinkBackend& b) {
+                  b.set_up(a.ifname, false);
+                  // Going down flushed them, unless keep_addr_on_down kept them (then the
+                  // kernel answers "exists": the address is where it should be).
+                  for (const auto& address : a.restore_addresses) {
+                    try {
+                      b.add_address(a.ifname, address);
+                    } catch (const Error& e) {
+                      if (std::string(e.what()).find(std::strerror(EEXIST)) == std::string::npos) {
+                        throw;
+                      }
+                    }
+                  }
+                }};
   }
 }
 

@@ -223,8 +223,33 @@ private:
       Action a;
       a.kind = ActionKind::set_up;
       a.ifname = d.name;
+      a.restore_addresses = ipv6_before_up(d.name, n);
       add(a);
     }
+  }
+
+  // The global IPv6 addresses an interface holds when it goes up: a rollback that takes it
+  // down again makes the kernel flush them (keep_addr_on_down is 0 by default), so they are
+  // added back after, those it had before apply and those apply added alike.
+  std::vector<IpPrefix> ipv6_before_up(const std::string& ifname, const Netdev* n) const
+  {
+    std::vector<IpPrefix> out;
+    for (const auto& h : n != nullptr ? n->addresses : std::vector<IpPrefix>()) {
+      if (h.address.family == Family::ipv6 && !is_link_local(h)) {
+        out.push_back(h);
+      }
+    }
+    for (const auto& a : m_plan.actions) {
+      if (a.ifname != ifname || !a.address || a.address->address.family != Family::ipv6) {
+        continue;
+      }
+      if (a.kind == ActionKind::remove_address) {
+        out.erase(std::remove(out.begin(), out.end(), *a.address), out.end());
+      } else if (a.kind == ActionKind::add_address) {
+        out.push_back(*a.address);
+      }
+    }
+    return out;
   }
 
   void plan_mtu(const ResolvedInterface& d, const Netdev* n, bool ipoib, const Binding& actual)

@@ -222,5 +222,25 @@ grep -q "ib0: mtu 1000 is below 1280, the IPv6 minimum: the kernel would remove 
   ok "mtu below 1280: the error names the address" ||
   bad "mtu below 1280: the error names the address" "$out"
 
+# 13. Undoing "up" takes the link down, which flushes its IPv6 addresses: the rollback puts
+# them back. ib1 is down with the wanted fd00:78::1/64 and an extra fd00:99::5/64 (which
+# apply removes); SIGTERM once ib1 is up.
+fresh
+in_a ip addr add fd00:99::5/64 dev ib1 nodad
+in_a ip addr add fd00:78::1/64 dev ib1 nodad
+v6_of() { in_a ip -j -6 addr show ib1 scope global | grep -o '"local":"[^"]*"' | sort | tr '\n' ' '; }
+v6_before=$(v6_of)
+ip netns exec "$nsa" "$ibsetup" apply --step-delay-ms 600 "$work/cluster.yaml" --node n1 \
+  --lock-file "$work/lock" >"$work/up.out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q "ib1 up.*ok" "$work/up.out" && break; sleep 0.1; done
+kill -TERM "$pid"
+wait "$pid"; rc=$?
+expect "undo up: exit 7" "$rc" 7
+expect "undo up: ib1's IPv6 addresses are back" "$(v6_of)" "$v6_before"
+grep -q "FAILED" <<<"$(grep rollback "$work/up.out")" &&
+  bad "undo up: every rollback step succeeds" "$(cat "$work/up.out")" ||
+  ok "undo up: every rollback step succeeds"
+
 echo "netns: $pass passed, $fail failed"
 [ "$fail" = 0 ]
