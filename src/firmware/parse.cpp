@@ -55,6 +55,10 @@ std::optional<std::vector<std::string>> parse_columns(std::string_view rest)
     } else {
       return std::nullopt;
     }
+    // A column named twice would make its values ambiguous.
+    if (std::count(columns.begin(), columns.end(), columns.back()) > 1) {
+      return std::nullopt;
+    }
   }
   return columns;
 }
@@ -178,7 +182,11 @@ struct Parser {
     }
     auto words = split_ws(text);
     const size_t want = out.columns.empty() ? 1 : out.columns.size();
-    if (words.size() != want + 1 || !is_parameter_name(words[0])) {
+    // A parameter listed twice (IB, then ETH) leaves which value holds to chance.
+    const bool again =
+        words.size() == want + 1 && std::any_of(out.parameters.begin(), out.parameters.end(),
+                                                [&](const auto& p) { return p.first == words[0]; });
+    if (words.size() != want + 1 || !is_parameter_name(words[0]) || again) {
       throw ParseError(number, std::string(raw));
     }
     std::string name = words[0];

@@ -261,6 +261,15 @@ fake FAKE_MSTCONFIG_FORMAT=garbage-error
 out=$(fw "$work/two.yaml" "${two[@]}"); code=$?
 expect_code "unparseable and failed" "$code" 4
 expect_grep "unparseable and failed: keeps mstconfig's own error" '\(exit status 1\): -E- Failed to query device: Resource temporarily unavailable; ' "$out"
+# Ambiguous answers are not trusted: about another adapter, or a parameter listed twice.
+fake FAKE_MSTCONFIG_FORMAT=other-device
+out=$(fw "$work/two.yaml" "${two[@]}"); code=$?
+expect_code "answer about another device" "$code" 4
+expect_grep "answer about another device: named" 'mstconfig answered for device 0000:99:00.0, not 0000:3b:00.0; not trusted' "$out"
+fake FAKE_MSTCONFIG_FORMAT=repeated
+out=$(fw "$work/two.yaml" "${two[@]}"); code=$?
+expect_code "parameter listed twice" "$code" 4
+expect_grep "parameter listed twice: the line quoted" "not understood: '         LINK_TYPE_P1 .*ETH\(2\)" "$out"
 out=$(fw "$work/two.yaml" --node n1 --sysfs-root "$fixtures/hfi1-mlx4-mlx5-class-only"); code=$?
 expect_code "no pci" "$code" 4
 expect_grep "no pci" 'mlx5_0 has no PCI address' "$out"

@@ -212,6 +212,9 @@ TEST(MstconfigParse, UnknownLinesAreErrorsQuotingTheLine)
       {"Configurations:\n LINK_TYPE_P1 IB(1)\nConfigurations: Default Current Next Boot\n", 3},
       {" LINK_TYPE_P1 IB(1)\nConfigurations: Default Current Next Boot\n", 2},
       {"Configurations: Next Boot\nConfigurations:\n", 2},
+      // Ambiguous: a column named twice, a parameter listed twice with two values.
+      {"Configurations: Next Boot Next Boot\n LINK_TYPE_P1 IB(1) ETH(2)\n", 1},
+      {"Configurations: Next Boot\n LINK_TYPE_P1 IB(1)\n LINK_TYPE_P1 ETH(2)\n", 3},
   };
   for (const auto& [text, line] : bad) {
     try {
