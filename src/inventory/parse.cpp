@@ -160,20 +160,28 @@ std::optional<int> parse_decimal_int(const std::string& text)
 
 namespace {
 
-// Concatenates groups of hex digits separated by ':' into "0x..." of exactly digits digits.
-std::optional<std::string> hex_digits(const std::string& text, size_t digits)
+// Concatenates groups of exactly group hex digits separated by ':' ("9803:9b03:00a1:b2c0",
+// the kernel's layout) into "0x..." of exactly digits digits. Other groupings are not the
+// kernel's, and ibstat reads them differently or not at all: nullopt.
+std::optional<std::string> hex_digits(const std::string& text, size_t digits, size_t group)
 {
   std::string out = "0x";
+  size_t in_group = 0;
   for (char c : text) {
     if (c == ':') {
+      if (in_group != group) {
+        return std::nullopt;
+      }
+      in_group = 0;
       continue;
     }
     if (std::isxdigit(static_cast<unsigned char>(c)) == 0) {
       return std::nullopt;
     }
     out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    ++in_group;
   }
-  if (out.size() != digits + 2) {
+  if (in_group != group || out.size() != digits + 2) {
     return std::nullopt;
   }
   return out;
@@ -183,12 +191,12 @@ std::optional<std::string> hex_digits(const std::string& text, size_t digits)
 
 std::optional<std::string> parse_guid(const std::string& text)
 {
-  return hex_digits(std::string(util::trim(text)), 16);
+  return hex_digits(std::string(util::trim(text)), 16, 4);
 }
 
 std::optional<std::string> guid_of_gid(const std::string& gid)
 {
-  const auto full = hex_digits(std::string(util::trim(gid)), 32);
+  const auto full = hex_digits(std::string(util::trim(gid)), 32, 4);
   if (!full) {
     return std::nullopt;
   }
@@ -202,7 +210,7 @@ std::optional<std::string> guid_of_ipoib_address(const std::string& address)
   if (t.size() != 59) {
     return std::nullopt;
   }
-  const auto full = hex_digits(t, 40);
+  const auto full = hex_digits(t, 40, 2);
   if (!full) {
     return std::nullopt;
   }

@@ -161,6 +161,13 @@ TEST(InventoryParse, Guids)
 {
   EXPECT_EQ("0x0c42a1030016e7e0", *parse_guid("0c42:a103:0016:e7e0"));
   EXPECT_FALSE(parse_guid("0c42:a103:0016"));
+  // Sixteen digits in another grouping are not the kernel's: ibstat panics on the first two
+  // and reads the third as 0x0000000098039b03.
+  EXPECT_FALSE(parse_guid("98039b0300a1b2c0"));
+  EXPECT_FALSE(parse_guid("98:039b:0300a1b2c0"));
+  EXPECT_FALSE(parse_guid("::9803:9b03:00a1:b2c0"));
+  EXPECT_FALSE(parse_guid("9803:9b03:00a1:b2c0:"));
+  EXPECT_FALSE(guid_of_gid("fe80000000000000:0002:c903:00f9:bfa1"));
   EXPECT_EQ("0x0002c90300f9bfa1", *guid_of_gid("fe80:0000:0000:0000:0002:c903:00f9:bfa1"));
   EXPECT_EQ("0x0002c90300f9bfa1",
             *guid_of_ipoib_address("80:00:00:48:fe:80:00:00:00:00:00:00:00:02:c9:03:00:f9:bf:a1"));
