@@ -33,6 +33,12 @@ std::string not_a_lock_file(int fd)
   if (n < 0 || n > k_max_pid_line) {
     return "it holds " + std::to_string(st.st_size) + " bytes, not a pid";
   }
+  // proc, sysfs and cgroup files say size 0 and read as more: a number in one of them
+  // (/proc/sys/vm/nr_hugepages) is a kernel setting, not a pid.
+  if (n != st.st_size) {
+    return "it reads as " + std::to_string(n) + " bytes but says " + std::to_string(st.st_size) +
+           " (a kernel file, not a lock file)";
+  }
   for (ssize_t i = 0; i < n; ++i) {
     if ((buf[i] < '0' || buf[i] > '9') && buf[i] != '\n') {
       return "it holds something other than a pid";
@@ -45,6 +51,13 @@ std::string not_a_lock_file(int fd)
 
 ApplyLock::ApplyLock(const std::string& path, int wait_seconds)
 {
+  // A device is refused before it is opened: opening some has effects (/dev/watchdog arms).
+  struct stat st {};
+  if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+    throw EnvironmentError("will not use " + path +
+                           " as the lock file: it is not a regular file; give --lock-file a "
+                           "path of its own (nothing was changed)");
+  }
   m_fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
   if (m_fd < 0) {
     throw EnvironmentError("cannot open the lock file " + path + ": " + std::strerror(errno));

@@ -94,7 +94,14 @@ void check_drift(const profile::ResolvedInterface& i, const inventory::Netdev& n
     missing.push_back(a->address->str());
   }
   for (const auto* a : mine(plan::ActionKind::remove_address)) {
-    extra.push_back(a->address->str());
+    // A wanted secondary of a primary that goes is removed and added back by the plan: it is
+    // there, neither missing nor unexpected.
+    const auto again = std::find(missing.begin(), missing.end(), a->address->str());
+    if (again != missing.end()) {
+      missing.erase(again);
+    } else {
+      extra.push_back(a->address->str());
+    }
   }
   const bool ok = missing.empty() && extra.empty();
   std::string message = s + ": addresses " + join(n.addresses);

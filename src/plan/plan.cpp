@@ -285,19 +285,26 @@ private:
     if (!target || (!mode_changes && n != nullptr && n->mtu && *n->mtu == *target)) {
       return;
     }
-    if (*target < profile::detail::k_ipv6_min_mtu && n != nullptr) {
+    if (*target < profile::detail::k_ipv6_min_mtu) {
       // Below IPv6's minimum the kernel drops IPv6 from the interface, addresses the profile
-      // does not manage included, and a rollback's MTU does not bring them back.
+      // does not manage included, and a rollback's MTU does not bring them back; nor can the
+      // profile's own IPv6 address be added (validate sees only an explicit MTU, not one the
+      // port's IB MTU gives).
       std::string lost;
-      for (const auto& addr : n->addresses) {
+      for (const auto& addr : n != nullptr ? n->addresses : std::vector<IpPrefix>()) {
         if (addr.address.family == Family::ipv6 && !is_link_local(addr)) {
           lost += (lost.empty() ? "" : ", ") + addr.str();
         }
       }
+      const std::string below = "mtu " + std::to_string(*target) + " is below " +
+                                std::to_string(profile::detail::k_ipv6_min_mtu) +
+                                ", the IPv6 minimum: ";
+      if (d.ipv6) {
+        error(d.name, below + "the kernel would refuse " + d.ipv6->str());
+        return;
+      }
       if (!lost.empty()) {
-        error(d.name, "mtu " + std::to_string(*target) + " is below " +
-                          std::to_string(profile::detail::k_ipv6_min_mtu) +
-                          ", the IPv6 minimum: the kernel would remove " + lost);
+        error(d.name, below + "the kernel would remove " + lost);
         return;
       }
     }

@@ -346,6 +346,14 @@ replay rbfail -e "profile=$work/two.yaml"
 expect "a failed rollback step: failed, changed, the step in msg" \
   "$(field rbfail '(r["failed"], r["changed"], "rollback: ib0 mtu back to 1500: FAILED" in r["msg"])')" \
   "(True, True, True)"
+# The same with the NetworkManager backend, whose rollback says "... failed:" (src/nm/live.cpp).
+printf '{"host":"n1","backend":"networkmanager","ok":false,"changes":0,"done":["update ibsetup-ib0"],"unchanged":[],"foreign":[],"rollback":["roll back checkpoint /org/freedesktop/NetworkManager/Checkpoint/1 ... failed: timed out"],"not_converged":[],"checkpoint":"/org/freedesktop/NetworkManager/Checkpoint/1","failure":"activate ibsetup-ib0: timed out"}\n' \
+  >"$work/replay/nmfail.out"
+stand_in nmfail 7 "$work/replay/nmfail.out"
+replay nmfail -e "profile=$work/two.yaml"
+expect "a failed NetworkManager rollback: failed, changed, the step in msg" \
+  "$(field nmfail '(r["failed"], r["changed"], "rollback: roll back checkpoint" in r["msg"])')" \
+  "(True, True, True)"
 # JSON of the wrong shapes: clean failures or results, never a MODULE FAILURE traceback.
 printf '{"host":"n1","backend":"netlink","errors":[{"x":1}],"done":[{"y":2}],"rollback":"z","failure":"f"}\n' \
   >"$work/replay/shapes.out"

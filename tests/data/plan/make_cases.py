@@ -84,6 +84,11 @@ def main():
     netdev(v6, "ib0")["addresses"] = ["10.10.0.10/24", "fd00:99::5/64",
                                       "fe80::ec4:7aff:fe16:e7e0/64"]
     case("mtu-below-ipv6", v6)
+    # A 1024-byte IB MTU gives ib0 a datagram MTU of 1020, too small for the IPv6 address the
+    # profile asks for: refused in the plan (validate sees no MTU in the profile).
+    small_ib = json.loads(json.dumps(h))
+    port(small_ib, "mlx5_0", 1)["active_mtu"] = 1024
+    case("derived-mtu-below-ipv6", small_ib)
     # A ConnectX-3 (mlx4: connected mode allowed) in connected mode, MTU 2044.
     m = inspect(ibsetup, "mlx4-connectx3")
     port(m, "mlx4_0", 1)["active_mtu"] = 4096

@@ -371,6 +371,26 @@ TEST(ApplyLock, AFileThatHoldsMoreThanAPidIsLeftAlone)
     EXPECT_NE(std::string(e.what()).find("it is not a regular file"), std::string::npos)
         << e.what();
   }
+  // A kernel setting that holds a number: regular, size 0, reads as more. This process's own
+  // OOM score, so that a regression could change nothing but the test itself.
+  const std::string oom = "/proc/self/oom_score_adj";
+  const std::string oom_before = test::read_text(oom);
+  try {
+    const apply::ApplyLock lock(oom, 0);
+    ADD_FAILURE() << "took " << oom << " as the lock file";
+  } catch (const EnvironmentError& e) {
+    EXPECT_NE(std::string(e.what()).find("a kernel file, not a lock file"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(oom_before, test::read_text(oom));
+  // A device is refused before it is opened.
+  try {
+    const apply::ApplyLock lock("/dev/null", 0);
+    ADD_FAILURE() << "took /dev/null as the lock file";
+  } catch (const EnvironmentError& e) {
+    EXPECT_NE(std::string(e.what()).find("it is not a regular file"), std::string::npos)
+        << e.what();
+  }
   // A stale lock file of an earlier run (its pid and a newline) is taken over.
   const std::string stale = (dir.path() / "stale").string();
   std::ofstream(stale) << "4242\n";

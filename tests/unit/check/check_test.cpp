@@ -346,6 +346,20 @@ TEST(CheckLocal, AddressDriftNamesMissingAndUnexpected)
   EXPECT_EQ(failed[0]->message,
             "ib1: addresses 10.99.0.1/16, missing 10.11.0.1/16, unexpected 10.99.0.1/16");
   EXPECT_EQ(failed[0]->expected, "10.11.0.1/16");
+  // The wanted address is a secondary of an unexpected primary: the plan removes and re-adds
+  // it, and the check names it neither missing nor unexpected.
+  for (auto& n : host.netdevs) {
+    if (n.name == "ib1") {
+      std::string why;
+      n.addresses = {*IpPrefix::parse("10.11.0.50/16", Family::ipv4, &why),
+                     *IpPrefix::parse("10.11.0.1/16", Family::ipv4, &why)};
+    }
+  }
+  const auto results_again = check::check_local(node, host, o.sysfs_root, {true});
+  const auto again = failures(results_again);
+  ASSERT_EQ(again.size(), 1U);
+  EXPECT_EQ(again[0]->message,
+            "ib1: addresses 10.11.0.50/16 10.11.0.1/16, unexpected 10.11.0.50/16");
 }
 
 // A plan error is reported on the interface its record names, with the planner's text.

@@ -102,8 +102,9 @@ notes:
   - A failed apply is I(changed=false) when its rollback completed, and I(changed=true) when a
     firmware link type was set before the failure (it stays set, and I(reboot_required) says so)
     or a rollback step failed.
-  - Values reach ibsetup as given, without C(~) or C($VAR) expansion; the profile is passed
-    after C(--), so a path that starts with C(-) is still a path.
+  - I(node) and I(disable) reach ibsetup as given, without C(~) or C($VAR) expansion; the path
+    options (I(profile), I(lock_file), I(executable)) are expanded as Ansible expands every
+    path. The profile is passed after C(--), so a path that starts with C(-) is still a path.
   - Bound the wait for another run with I(wait), not the task's C(timeout). On a timeout
     Ansible stops waiting but does not end the module's process, so an ibsetup
     still waiting for the lock would go on and change the node after the task was reported.
@@ -201,8 +202,9 @@ firmware:
   returned: when apply changed or tried to change firmware link types
   type: dict
 reboot_required:
-  description: A firmware link type was changed and takes effect at the next boot; the
-    interfaces were not changed (exit 9). Run the module again after the reboot.
+  description: A firmware link type takes effect at the next boot (set by this run or an
+    earlier one); the interfaces were not changed (exit 9), or a later firmware step failed
+    (exit 4) after this one was set. Reboot, then run the module again.
   returned: state=applied, not in check mode
   type: bool
   sample: false
@@ -241,6 +243,13 @@ RC_CHECK_FAILED = 5
 RC_CHANGES_PENDING = 6
 RC_REBOOT_REQUIRED = 9
 WAIT_TRUE_SECONDS = 300
+WAIT_MAX_SECONDS = 1000000  # ibsetup's own bound on --wait
+
+
+def failed_step(step):
+    """A rollback step that failed, in either backend's words: netlink's "...: FAILED: ...",
+    NetworkManager's "undo ID ... failed: ..." and "roll back checkpoint ... failed: ..."."""
+    return ': FAILED' in step or '... failed:' in step
 
 
 def json_documents(text):
@@ -289,8 +298,8 @@ def wait_seconds(module, value):
         seconds = int(text)
     except ValueError:
         module.fail_json(msg='wait: %r is neither a number of seconds nor a boolean' % (value,))
-    if seconds < 0:
-        module.fail_json(msg='wait: %d is negative' % seconds)
+    if seconds < 0 or seconds > WAIT_MAX_SECONDS:
+        module.fail_json(msg='wait: %d is not from 0 to %d seconds' % (seconds, WAIT_MAX_SECONDS))
     return seconds
 
 
@@ -304,7 +313,7 @@ def error_messages(stderr, docs):
             out.append('failure: %s' % (doc['failure'],))
         out += ['not converged: %s' % nc for nc in texts(doc.get('not_converged'))]
         # A rollback step that failed: the host is not back where it was.
-        out += ['rollback: %s' % r for r in texts(doc.get('rollback')) if 'FAILED' in r]
+        out += ['rollback: %s' % r for r in texts(doc.get('rollback')) if failed_step(r)]
     for line in stderr.splitlines():
         line = line.rstrip()
         if not line or line.startswith('ibsetup: backend ') or 'warning:' in line:
@@ -431,7 +440,7 @@ def do_apply(runner, params, wait):
     # A link type set stays set when a later step fails (firmware is never rolled back), as
     # does whatever a failed rollback step left; a rollback that completed changed nothing.
     rollback_failed = report is not None and any(
-        'FAILED' in r for r in texts(report.get('rollback')))
+        failed_step(r) for r in texts(report.get('rollback')))
     ok = rc in (RC_OK, RC_REBOOT_REQUIRED)
     runner.result['changed'] = bool(done) if ok else bool(firmware_done) or rollback_failed
     runner.result['reboot_required'] = (rc == RC_REBOOT_REQUIRED or
