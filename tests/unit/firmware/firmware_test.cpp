@@ -663,13 +663,12 @@ TEST(FirmwarePorts, OnePhysicalPortDeclaredTwice)
                                       "query 0000:3b:00.0 P2"}));
 }
 
-TEST(FirmwareMarker, WrittenAtomicallyAndRemovedWhenNothingIsOwed)
+// One device at 0000:3b:00.0 whose port 1 runs Ethernet and boots next as IB: a reboot is owed.
+State reboot_owed(const std::string& device)
 {
-  test::TempDir dir;
-  const auto path = (dir.path() / "run" / "reboot-required").string();
   State s;
   DeviceLinkTypes d;
-  d.device = "mlx5_0";
+  d.device = device;
   d.pci = "0000:3b:00.0";
   PortLinkType p;
   p.port = 1;
@@ -677,6 +676,14 @@ TEST(FirmwareMarker, WrittenAtomicallyAndRemovedWhenNothingIsOwed)
   p.link_layer = inventory::LinkLayer::ethernet;
   d.ports.push_back(p);
   s.devices.push_back(d);
+  return s;
+}
+
+TEST(FirmwareMarker, WrittenAtomicallyAndRemovedWhenNothingIsOwed)
+{
+  test::TempDir dir;
+  const auto path = (dir.path() / "run" / "reboot-required").string();
+  State s = reboot_owed("mlx5_0");
   update_reboot_marker(path, s);
   const auto text = test::read_text(path);
   EXPECT_NE(text.find("\nmlx5_0 0000:3b:00.0 LINK_TYPE_P1=IB (running Ethernet)\n"),
@@ -691,17 +698,7 @@ TEST(FirmwareMarker, SysfsNamesCannotAddLines)
 {
   test::TempDir dir;
   const auto path = (dir.path() / "reboot-required").string();
-  State s;
-  DeviceLinkTypes d;
-  d.device = "evil\nX=1 \x1b[31m";
-  d.pci = "0000:3b:00.0";
-  PortLinkType p;
-  p.port = 1;
-  p.next_boot = LinkType::ib;
-  p.link_layer = inventory::LinkLayer::ethernet;
-  d.ports.push_back(p);
-  s.devices.push_back(d);
-  update_reboot_marker(path, s);
+  update_reboot_marker(path, reboot_owed("evil\nX=1 \x1b[31m"));
   const auto text = test::read_text(path);
   EXPECT_NE(text.find("\nevil\\nX=1 \\x1b[31m 0000:3b:00.0 LINK_TYPE_P1=IB (running Ethernet)\n"),
             std::string::npos)
