@@ -34,8 +34,9 @@ std::string not_a_lock_file(int fd)
     return "it holds " + std::to_string(st.st_size) + " bytes, not a pid";
   }
   // proc, sysfs and cgroup files say size 0 and read as more: a number in one of them
-  // (/proc/sys/vm/nr_hugepages) is a kernel setting, not a pid.
-  if (n != st.st_size) {
+  // (/proc/sys/vm/nr_hugepages) is a kernel setting, not a pid. (Less than the size is a holder
+  // cutting its file to its pid between the two calls.)
+  if (n > st.st_size) {
     return "it reads as " + std::to_string(n) + " bytes but says " + std::to_string(st.st_size) +
            " (a kernel file, not a lock file)";
   }
