@@ -38,6 +38,20 @@ std::string to_lower(std::string_view s)
   return out;
 }
 
+std::optional<std::string> pci_address(std::string_view text)
+{
+  std::string s = (text.size() == 7 ? "0000:" : "") + to_lower(text);
+  if (s.size() != 12 || s[4] != ':' || s[7] != ':' || s[10] != '.' || s[11] < '0' || s[11] > '7') {
+    return std::nullopt;
+  }
+  for (size_t i = 0; i < 10; ++i) {
+    if (i != 4 && i != 7 && std::isxdigit(static_cast<unsigned char>(s[i])) == 0) {
+      return std::nullopt;
+    }
+  }
+  return s;
+}
+
 std::optional<uint64_t> parse_unsigned(std::string_view s)
 {
   int base = 10;

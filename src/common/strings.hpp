@@ -13,6 +13,11 @@ namespace ibsetup::util {
 std::string_view trim(std::string_view s);
 std::string to_lower(std::string_view s);
 
+// A PCI function's address, "dddd:bb:dd.f" in hex with f 0-7 ("bb:dd.f" has domain 0000), in
+// lower case; nullopt for anything else. One rule for the profile's pci:, sysfs device links
+// and the device mstconfig names.
+std::optional<std::string> pci_address(std::string_view text);
+
 // Parses a whole string as an unsigned integer, decimal or 0x-prefixed hex.
 std::optional<uint64_t> parse_unsigned(std::string_view s);
 

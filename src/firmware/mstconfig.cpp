@@ -5,7 +5,6 @@
 #include "common/strings.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <optional>
 #include <sstream>
 
@@ -51,25 +50,6 @@ std::string fixed_message(const std::string& pci)
   return "link type is fixed on this adapter: " + pci +
          " has no LINK_TYPE parameters (an Ethernet-only or single-protocol card); remove "
          "link_type from the profile for it";
-}
-
-// "0000:3b:00.0" (or "3b:00.0", domain 0 implied) in lower case; nullopt when text is not a
-// PCI address.
-std::optional<std::string> pci_of(const std::string& text)
-{
-  std::string s = util::to_lower(text);
-  if (s.size() == 7) {
-    s = "0000:" + s;
-  }
-  if (s.size() != 12 || s[4] != ':' || s[7] != ':' || s[10] != '.') {
-    return std::nullopt;
-  }
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (i != 4 && i != 7 && i != 10 && std::isxdigit(static_cast<unsigned char>(s[i])) == 0) {
-      return std::nullopt;
-    }
-  }
-  return s;
 }
 
 class Mstconfig : public Tool {
@@ -194,7 +174,7 @@ private:
     }
     // mstflint names the device it answered for; MFT names its /dev/mst node instead, which
     // cannot be compared. An answer about another PCI device is not this one's.
-    if (const auto named = out.device ? pci_of(*out.device) : std::nullopt;
+    if (const auto named = out.device ? util::pci_address(*out.device) : std::nullopt;
         named && *named != util::to_lower(pci)) {
       throw EnvironmentError(command + ": mstconfig answered for device " +
                              util::escape_text(*out.device) + ", not " + pci + "; not trusted");

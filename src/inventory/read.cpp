@@ -5,7 +5,6 @@
 #include "common/strings.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 namespace ibsetup::inventory {
 
@@ -13,17 +12,9 @@ namespace {
 
 bool is_pci_address(const std::string& s)
 {
-  // dddd:bb:dd.f in hex, f 0-7: anything else in a device link is not a PCI function, and its
-  // name would reach mstconfig's argv and the reboot marker.
-  if (s.size() != 12 || s[4] != ':' || s[7] != ':' || s[10] != '.' || s[11] < '0' || s[11] > '7') {
-    return false;
-  }
-  for (size_t i = 0; i < 10; ++i) {
-    if (i != 4 && i != 7 && std::isxdigit(static_cast<unsigned char>(s[i])) == 0) {
-      return false;
-    }
-  }
-  return true;
+  // Anything else in a device link is not a PCI function, and its name would reach mstconfig's
+  // argv and the reboot marker. The kernel writes the full form.
+  return s.size() == 12 && util::pci_address(s).has_value();
 }
 
 std::string last_component(const std::string& path)

@@ -155,25 +155,11 @@ void read_interface(const Entry& item, bool override, InterfaceSpec& spec, Diagn
 
 bool valid_pci(std::string& text)
 {
-  // dddd:bb:dd.f, or bb:dd.f with domain 0000 implied.
-  if (text.size() == 7) {
-    text = "0000:" + text;
+  auto address = util::pci_address(text);
+  if (address) {
+    text = std::move(*address);
   }
-  if (text.size() != 12) {
-    return false;
-  }
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    const bool sep = i == 4 || i == 7 || i == 10;
-    if (sep && c != (i == 10 ? '.' : ':')) {
-      return false;
-    }
-    if (!sep && std::isxdigit(static_cast<unsigned char>(c)) == 0) {
-      return false;
-    }
-  }
-  text = util::to_lower(text);
-  return text[11] <= '7';
+  return address.has_value();
 }
 
 bool valid_version(const std::string& text)
