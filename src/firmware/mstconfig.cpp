@@ -83,6 +83,13 @@ public:
       }
       result.emplace_back(p, *type);
     }
+    if (!any && out.parameters.empty() && out.columns.empty() && !out.device) {
+      // Not an adapter without the parameter (mstconfig names those with "-E-"): nothing at
+      // all came back, which says nothing about the card.
+      throw EnvironmentError(
+          join(argv) + ": mstconfig exited 0 but printed no configuration " + "(" +
+          (out.warnings.empty() ? "no output" : "-W- " + out.warnings.front()) + "); not trusted");
+    }
     if (!any) {
       throw EnvironmentError(fixed_message(pci));
     }

@@ -270,6 +270,13 @@ fake FAKE_MSTCONFIG_FORMAT=repeated
 out=$(fw "$work/two.yaml" "${two[@]}"); code=$?
 expect_code "parameter listed twice" "$code" 4
 expect_grep "parameter listed twice: the line quoted" "not understood: '         LINK_TYPE_P1 .*ETH\(2\)" "$out"
+# Nothing at all with exit status 0 says nothing about the card: not "fixed link type".
+fake FAKE_MSTCONFIG_FORMAT=silent
+out=$(fw "$work/two.yaml" "${two[@]}"); code=$?
+expect_code "silent query" "$code" 4
+expect_grep "silent query: not trusted" '0000:3b:00.0 query LINK_TYPE_P1: mstconfig exited 0 but printed no configuration \(no output\); not trusted' "$out"
+expect_no_grep "silent query: not called fixed" 'fixed on this adapter' "$out"
+fake
 out=$(fw "$work/two.yaml" --node n1 --sysfs-root "$fixtures/hfi1-mlx4-mlx5-class-only"); code=$?
 expect_code "no pci" "$code" 4
 expect_grep "no pci" 'mlx5_0 has no PCI address' "$out"
