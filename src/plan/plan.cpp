@@ -4,6 +4,7 @@
 #include <ibsetup/plan.hpp>
 
 #include <algorithm>
+#include <iterator>
 
 namespace ibsetup::plan {
 
@@ -59,6 +60,19 @@ bool is_link_local(const IpPrefix& p)
 {
   return p.address.family == Family::ipv6 && p.address.bytes[0] == 0xfe &&
          (p.address.bytes[1] & 0xc0U) == 0x80U;
+}
+
+// The IPv6 addresses the kernel flushes with IPv6 itself (link down, MTU below 1280) and does
+// not bring back on its own: all but the link-local one.
+std::vector<IpPrefix> global_ipv6(const Netdev* n)
+{
+  std::vector<IpPrefix> out;
+  if (n != nullptr) {
+    std::copy_if(
+        n->addresses.begin(), n->addresses.end(), std::back_inserter(out),
+        [](const IpPrefix& h) { return h.address.family == Family::ipv6 && !is_link_local(h); });
+  }
+  return out;
 }
 
 IpoibMode ipoib_mode(Mode mode)
@@ -233,12 +247,7 @@ private:
   // added back after, those it had before apply and those apply added alike.
   std::vector<IpPrefix> ipv6_before_up(const std::string& ifname, const Netdev* n) const
   {
-    std::vector<IpPrefix> out;
-    for (const auto& h : n != nullptr ? n->addresses : std::vector<IpPrefix>()) {
-      if (h.address.family == Family::ipv6 && !is_link_local(h)) {
-        out.push_back(h);
-      }
-    }
+    std::vector<IpPrefix> out = global_ipv6(n);
     for (const auto& a : m_plan.actions) {
       if (a.ifname != ifname || !a.address || a.address->address.family != Family::ipv6) {
         continue;
@@ -291,10 +300,8 @@ private:
       // profile's own IPv6 address be added (validate sees only an explicit MTU, not one the
       // port's IB MTU gives).
       std::string lost;
-      for (const auto& addr : n != nullptr ? n->addresses : std::vector<IpPrefix>()) {
-        if (addr.address.family == Family::ipv6 && !is_link_local(addr)) {
-          lost += (lost.empty() ? "" : ", ") + addr.str();
-        }
+      for (const auto& addr : global_ipv6(n)) {
+        lost += (lost.empty() ? "" : ", ") + addr.str();
       }
       const std::string below = "mtu " + std::to_string(*target) + " is below " +
                                 std::to_string(profile::detail::k_ipv6_min_mtu) +
