@@ -1,6 +1,7 @@
 #include <ibsetup/error.hpp>
 
 #include "common/process.hpp"
+#include "common/termination_guard.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -265,6 +266,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   }
   env.push_back(nullptr);
 
+  TerminationGuard termination;
   pid_t pid = -1;
   const int rc =
       posix_spawn(&pid, program->c_str(), setup.actions(), setup.attr(), args.data(), env.data());
@@ -284,6 +286,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   int poll_errno = 0;
   auto idle = k_min_idle;
   for (;;) {
+    if (TerminationGuard::pending() != 0) {
+      break;  // the child is killed below, then the signal ends this process
+    }
     if (!child.exited) {
       child = peek_child(pid);
       if (child.exited) {
@@ -343,6 +348,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   if (!child.gone) {
     while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
     }
+  }
+  if (const int signal = termination.release(); signal != 0) {
+    // Still here: the signal is blocked in this thread. The run was cut short all the same.
+    throw EnvironmentError(*program + " was stopped: this process received signal " +
+                           std::to_string(signal) + " (" + strsignal(signal) + ")");
   }
   if (poll_errno != 0) {
     throw EnvironmentError("cannot read the output of " + *program +

@@ -44,11 +44,12 @@ std::optional<std::string> find_program(const std::string& name);
 // process group, and returns once the child has exited, not when its pipes close: what the
 // child wrote is read (output written after that by what it started, for at most 100 ms),
 // then the whole group is killed, so that nothing it started outlives the call. On timeout the
-// group is killed too. Descriptors of this process without close-on-exec are closed in the
-// child (listed from /proc/self/fd; without /proc they are inherited).
-// Limits: a descendant that leaves the group (setsid, setpgid) is not killed; a descriptor
-// another thread opens without close-on-exec while the child is being started may reach it;
-// when the caller ignores SIGCHLD the child is reaped by the kernel and its status is unknown
+// group is killed too. SIGINT, SIGTERM and SIGHUP with their default action kill the group
+// before they end this process (common/termination_guard.hpp). Descriptors of this process without
+// close-on-exec are closed in the child (listed from /proc/self/fd; without /proc they are
+// inherited). Limits: a descendant that leaves the group (setsid, setpgid) is not killed; a
+// descriptor another thread opens without close-on-exec while the child is being started may reach
+// it; when the caller ignores SIGCHLD the child is reaped by the kernel and its status is unknown
 // (exit_status stays -1). Throws EnvironmentError when the program cannot be found or started
 // or its output cannot be read; a program that runs and fails is a ProcessResult.
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});

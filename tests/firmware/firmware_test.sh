@@ -203,6 +203,34 @@ state 0000:3b:00.0 ETH
 out=$(fw "$work/two.yaml" "${two[@]}" --apply --mstconfig-timeout-ms 1000); code=$?
 expect_code "timeout in set" "$code" 4
 expect_grep "timeout in set: reported" 'mlx5_0 \(0000:3b:00.0\): .*set LINK_TYPE_P1=1 did not finish within 1 s and was killed; no change was confirmed' "$out"
+# SIGTERM (Slurm, systemd, an Ansible timeout) or a dropped ssh session while mstconfig hangs:
+# mstconfig runs in its own process group, which `kill PID` does not reach, so ibsetup kills it
+# before it dies of the signal. (Not SIGINT: a background job of a script ignores it.)
+for sig in TERM HUP; do
+  fake FAKE_MSTCONFIG_HANG=set
+  state 0000:3b:00.0 ETH
+  "$bin" firmware "$work/two.yaml" "${two[@]}" --apply --mstconfig "$work/mstconfig" \
+    --lock-file "$work/lock" --reboot-marker "$marker_file" >"$work/signal.out" 2>&1 &
+  ib=$!
+  hung=""
+  for _ in $(seq 200); do
+    hung=$(sed -n 's/^hang pid: //p' "$work/log" 2>/dev/null)
+    [ -n "$hung" ] && break
+    sleep 0.05
+  done
+  kill -s "$sig" "$ib"
+  wait "$ib"
+  code=$?
+  expect_code "SIG$sig while mstconfig hangs: ibsetup ends by it" "$code" $((128 + $(kill -l "$sig")))
+  if [ -z "$hung" ]; then
+    bad "SIG$sig while mstconfig hangs: the fake never hung" "$(log)"
+  elif kill -0 "$hung" 2>/dev/null; then
+    bad "SIG$sig while mstconfig hangs: mstconfig (pid $hung) outlived ibsetup"
+    kill -KILL "$hung"
+  else
+    ok
+  fi
+done
 
 # 6. failure mid-way over two HCAs: the first change is reported as done and stays.
 fake FAKE_MSTCONFIG_FAIL=set:0000:86:00.0

@@ -1,13 +1,16 @@
 // The process runner, with real programs.
 #include "gtest_compat.hpp"
 #include "common/process.hpp"
+#include "test_util.hpp"
 
 #include <ibsetup/error.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
+#include <csignal>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -226,6 +229,50 @@ TEST(Process, InheritableDescriptorsAreClosedInTheChild)
   close(high);
   close(fd);
   EXPECT_EQ(r.out, "stdout\n");
+}
+
+// kill PID (Slurm, systemd) does not reach the child's own process group: this process kills
+// it before it dies of the signal, and so leaves no orphan behind.
+TEST(Process, TerminationKillsTheChildFirst)
+{
+  test::TempDir dir;
+  const std::string pid_file = (dir.path() / "pid").string();
+  EXPECT_EXIT(
+      run_process({"sh", "-c", "echo $$ > '" + pid_file + "'; kill -TERM $PPID; exec sleep 30"}),
+      ::testing::KilledBySignal(SIGTERM), "");
+  std::ifstream in(pid_file);
+  pid_t child = 0;
+  ASSERT_TRUE(in >> child);
+  const bool alive = kill(child, 0) == 0;
+  if (alive) {
+    kill(child, SIGKILL);
+  }
+  EXPECT_FALSE(alive) << "the child " << child << " outlived its parent";
+}
+
+// Only default actions are taken over, and only for the run: a handler (apply's) and an
+// ignored signal (nohup) stay as they were, and the default comes back.
+TEST(Process, SignalActionsAreLeftAsTheyWere)
+{
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  struct sigaction handler {};
+  handler.sa_handler = [](int) {};
+  struct sigaction old_hup {};
+  struct sigaction old_term {};
+  ASSERT_EQ(sigaction(SIGHUP, &ignore, &old_hup), 0);
+  ASSERT_EQ(sigaction(SIGTERM, &handler, &old_term), 0);
+  std::array<struct sigaction, 3> seen{};
+  const auto r = run_process({"true"});
+  sigaction(SIGHUP, nullptr, &seen[0]);
+  sigaction(SIGTERM, nullptr, &seen[1]);
+  sigaction(SIGINT, nullptr, &seen[2]);
+  sigaction(SIGHUP, &old_hup, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(seen[0].sa_handler, SIG_IGN);
+  EXPECT_EQ(seen[1].sa_handler, handler.sa_handler);
+  EXPECT_EQ(seen[2].sa_handler, SIG_DFL);
 }
 
 }  // namespace

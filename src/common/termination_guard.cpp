@@ -1,0 +1,83 @@
+#include "common/termination_guard.hpp"
+
+#include <array>
+#include <csignal>
+#include <mutex>
+
+namespace ibsetup {
+
+namespace {
+
+constexpr std::array<int, 3> k_signals{SIGINT, SIGTERM, SIGHUP};
+
+volatile std::sig_atomic_t g_pending = 0;
+
+std::mutex g_mutex;
+int g_guards = 0;  // guards alive, under g_mutex
+std::array<bool, k_signals.size()> g_caught{};
+
+extern "C" void note_signal(int signal)
+{
+  g_pending = signal;
+}
+
+}  // namespace
+
+TerminationGuard::TerminationGuard()
+{
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  if (g_guards++ > 0) {
+    return;
+  }
+  for (size_t i = 0; i < k_signals.size(); ++i) {
+    struct sigaction old {};
+    g_caught[i] = false;
+    if (sigaction(k_signals[i], nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) != 0 ||
+        old.sa_handler != SIG_DFL) {
+      continue;
+    }
+    struct sigaction catcher {};
+    catcher.sa_handler = note_signal;
+    sigemptyset(&catcher.sa_mask);
+    g_caught[i] = sigaction(k_signals[i], &catcher, nullptr) == 0;
+  }
+}
+
+TerminationGuard::~TerminationGuard()
+{
+  release();
+}
+
+int TerminationGuard::pending()
+{
+  return g_pending;
+}
+
+int TerminationGuard::release()
+{
+  if (m_released) {
+    return 0;
+  }
+  m_released = true;
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  if (--g_guards > 0) {
+    return 0;
+  }
+  struct sigaction restore {};
+  restore.sa_handler = SIG_DFL;
+  sigemptyset(&restore.sa_mask);
+  for (size_t i = 0; i < k_signals.size(); ++i) {
+    if (g_caught[i]) {
+      sigaction(k_signals[i], &restore, nullptr);
+      g_caught[i] = false;
+    }
+  }
+  const int signal = g_pending;
+  g_pending = 0;
+  if (signal != 0) {
+    raise(signal);
+  }
+  return signal;
+}
+
+}  // namespace ibsetup

@@ -1,0 +1,32 @@
+// What ends this process while it waits for a child: see TerminationGuard.
+#pragma once
+
+namespace ibsetup {
+
+// run_process puts its child in a process group of its own, which neither the terminal's
+// Ctrl-C nor a `kill PID` (Slurm, systemd, an Ansible timeout) reaches: killed while it waits,
+// this process would leave the child running, a hung mstconfig for ever. While a guard is
+// alive, SIGINT, SIGTERM and SIGHUP whose action is the default are caught instead and only
+// noted; the caller polls pending(), kills and reaps its child, and release() then puts the
+// default actions back and raises the signal again, so the process ends as it would have,
+// without an orphan. Signals with a handler (apply's InterruptGuard) or ignored (nohup) are
+// left alone. Guards may nest and overlap across threads: the first installs, the last
+// restores.
+class TerminationGuard {
+public:
+  TerminationGuard();
+  ~TerminationGuard();  // release(), if not done
+  TerminationGuard(const TerminationGuard&) = delete;
+  TerminationGuard& operator=(const TerminationGuard&) = delete;
+
+  // The signal that arrived since any guard was installed, or 0.
+  static int pending();
+  // Restores the actions when this is the last guard; if a signal arrived, raises it then
+  // (normally the process ends there) and returns it.
+  int release();
+
+private:
+  bool m_released = false;
+};
+
+}  // namespace ibsetup
