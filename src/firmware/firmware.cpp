@@ -212,8 +212,10 @@ bool PortLinkType::reboot_pending() const
   if (!next_boot || *next_boot == profile::LinkType::vpi) {
     return false;
   }
+  // A running type that cannot be read (no link_layer file, a value ibsetup does not know)
+  // may well differ: a reboot that was owed must not go unreported.
   const auto running = running_type(link_layer);
-  return running && *running != *next_boot;
+  return !running || *running != *next_boot;
 }
 
 bool DeviceLinkTypes::differs() const

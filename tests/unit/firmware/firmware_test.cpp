@@ -412,6 +412,30 @@ TEST(FirmwareState, RebootPendingComparesNextBootWithTheRunningPort)
   EXPECT_FALSE(vpi.reboot_pending());
 }
 
+// No link_layer file, or a value ibsetup does not know: the running type may differ from what
+// was just set, so the reboot is owed (exit status, marker), not silently skipped.
+TEST(FirmwareState, AnUnreadableRunningTypeOwesAReboot)
+{
+  FakeTool tool;
+  tool.next["0000:3b:00.0"] = {{1, LinkType::eth}, {2, LinkType::ib}};
+  auto host = two_hcas();
+  host.devices[0].ports[0].link_layer.reset();
+  const auto n = node("      - {device: mlx5_0, link_type: ib}\n");
+  const auto r = apply_state(query_state(n, host, &tool), tool);
+  ASSERT_TRUE(r.ok()) << *r.failure;
+  EXPECT_EQ(r.done.size(), 1U);
+  EXPECT_TRUE(r.reboot_required());
+
+  PortLinkType odd;
+  odd.next_boot = LinkType::ib;
+  odd.link_layer = inventory::Reading<inventory::LinkLayer>(inventory::LinkLayer::other, "Omni");
+  EXPECT_TRUE(odd.reboot_pending());
+  odd.next_boot = LinkType::vpi;  // VPI runs either way
+  EXPECT_FALSE(odd.reboot_pending());
+  odd.next_boot.reset();  // nothing known of the firmware either
+  EXPECT_FALSE(odd.reboot_pending());
+}
+
 TEST(FirmwareState, ProblemsBeforeAnyQuery)
 {
   FakeTool tool;
@@ -687,6 +711,10 @@ TEST(FirmwareMarker, WrittenAtomicallyAndRemovedWhenNothingIsOwed)
   update_reboot_marker(path, s);
   const auto text = test::read_text(path);
   EXPECT_NE(text.find("\nmlx5_0 0000:3b:00.0 LINK_TYPE_P1=IB (running Ethernet)\n"),
+            std::string::npos);
+  s.devices[0].ports[0].link_layer.reset();
+  update_reboot_marker(path, s);
+  EXPECT_NE(test::read_text(path).find("\nmlx5_0 0000:3b:00.0 LINK_TYPE_P1=IB (running ?)\n"),
             std::string::npos);
   s.devices[0].ports[0].link_layer = inventory::LinkLayer::infiniband;
   update_reboot_marker(path, s);
