@@ -178,6 +178,19 @@ std::optional<std::pair<std::string, int>> interface_port(const profile::Resolve
   return std::nullopt;
 }
 
+// The end of the warning about a port whose next boot is ETH: apply_state drops it once the
+// port is set to InfiniBand.
+std::string next_boot_eth(const std::string& device, int port)
+{
+  return " on " + device + " port " + std::to_string(port) +
+         ", whose link type is ETH in the firmware for the next boot (IPoIB needs InfiniBand)";
+}
+
+bool ends_with(const std::string& s, const std::string& tail)
+{
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
 void warn_ipoib_on_ethernet(const profile::ResolvedNode& node, const inventory::Host& host,
                             State& state)
 {
@@ -191,14 +204,14 @@ void warn_ipoib_on_ethernet(const profile::ResolvedNode& node, const inventory::
         if (d.device != where->first || p.port != where->second) {
           continue;
         }
-        const std::string what = i.name + ": IPoIB is declared on " + d.device + " port " +
-                                 std::to_string(p.port) + ", whose link type ";
         if (p.desired == profile::LinkType::eth) {
-          state.warnings.push_back(what + "the profile sets to eth (IPoIB needs InfiniBand)");
-        } else if (p.next_boot == profile::LinkType::eth) {
-          state.warnings.push_back(what +
-                                   "is ETH in the firmware for the next boot (IPoIB needs "
+          state.warnings.push_back(i.name + ": IPoIB is declared on " + d.device + " port " +
+                                   std::to_string(p.port) +
+                                   ", whose link type the profile sets to eth (IPoIB needs "
                                    "InfiniBand)");
+        } else if (p.next_boot == profile::LinkType::eth) {
+          state.warnings.push_back(i.name + ": IPoIB is declared" +
+                                   next_boot_eth(d.device, p.port));
         }
       }
     }
@@ -416,6 +429,12 @@ Report apply_state(const State& state, Tool& tool)
           return report;
         }
         report.done.push_back(Change{d->device, d->pci, p.port, p.mst_port(), before, p.desired});
+        // The warning that the next boot is ETH no longer holds.
+        auto& warnings = report.state.warnings;
+        const std::string stale = next_boot_eth(d->device, p.port);
+        warnings.erase(std::remove_if(warnings.begin(), warnings.end(),
+                                      [&](const std::string& w) { return ends_with(w, stale); }),
+                       warnings.end());
       }
     }
     if (set_error) {

@@ -336,6 +336,9 @@ expect_grep "eth warning" 'warning: ib1: IPoIB is declared on mlx5_0 port 2, who
 state 0000:5e:00.0 ETH ETH
 out=$(fw "$work/vpi.yaml" "${vpi[@]}")
 expect_grep "eth next boot warning" 'warning: ib0: IPoIB is declared on mlx5_0 port 1, whose link type is ETH in the firmware for the next boot' "$out"
+out=$(fw "$work/vpi.yaml" "${vpi[@]}" --apply)
+expect_grep "eth next boot warning, set: the port is set" 'set mlx5_0 port 1 \(0000:5e:00.0\) LINK_TYPE_P1 ETH -> IB' "$out"
+expect_no_grep "eth next boot warning, set: gone" 'whose link type is ETH in the firmware' "$out"
 
 # 11. plan shows the firmware part; --detailed-exitcode counts it; --no-firmware skips it.
 state 0000:3b:00.0 ETH

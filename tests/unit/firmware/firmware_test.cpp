@@ -470,6 +470,11 @@ TEST(FirmwareState, WarnsAboutIpoibOnEthernet)
   ASSERT_EQ(s.warnings.size(), 1U);
   EXPECT_NE(s.warnings[0].find("ib0: IPoIB is declared on mlx5_0 port 1, whose link type is ETH"),
             std::string::npos);
+  // Once the port is set to IB the warning no longer holds, and the report does not carry it.
+  const auto r = apply_state(s, tool);
+  ASSERT_TRUE(r.ok()) << *r.failure;
+  ASSERT_EQ(r.done.size(), 1U);
+  EXPECT_TRUE(r.state.warnings.empty()) << r.state.warnings[0];
 }
 
 // One dual-port card as mlx5 shows it: an HCA with a single port 1 per PCI function.
