@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 namespace ibsetup::nm {
 
@@ -36,6 +37,16 @@ struct Undo {
   std::string id;
   VariantPtr original;  // settings before an update or a deletion
 };
+
+// "infiniband.mtu, ipv4.addresses": the properties an update changes.
+std::string join(const std::vector<std::string>& properties)
+{
+  std::string out;
+  for (const auto& p : properties) {
+    out += (out.empty() ? "" : ", ") + p;
+  }
+  return out;
+}
 
 VariantPtr to_settings(NMConnection* c)
 {
@@ -291,11 +302,7 @@ void store(Session& s, Client& client, std::vector<Item>& items, const Options& 
       s.journal({Undo::Kind::updated, item.uuid, item.id,
                  to_settings(client.stored_settings(have).get())});
       client.update(have, settings.get(), !options.activate);
-      std::string props;
-      for (const auto& d : item.differs) {
-        props += (props.empty() ? "" : ", ") + d;
-      }
-      s.done("update " + item.id + " (" + props + ")");
+      s.done("update " + item.id + " (" + join(item.differs) + ")");
     }
   }
 }
@@ -310,11 +317,7 @@ void verify(Session& s, Client& client, const std::vector<Item>& items)
     }
     const auto differs = differences(item.want.get(), client.stored_settings(have).get());
     if (!differs.empty()) {
-      std::string props;
-      for (const auto& d : differs) {
-        props += (props.empty() ? "" : ", ") + d;
-      }
-      throw CallError("NetworkManager holds " + item.id + " with different " + props);
+      throw CallError("NetworkManager holds " + item.id + " with different " + join(differs));
     }
   }
 }
@@ -400,13 +403,28 @@ Report plugin::apply_node(const profile::ResolvedNode& node, const std::string& 
     throw EnvironmentError(std::string("reading NetworkManager's profiles: ") + e.what());
   }
   if (options.dry_run) {
+    // The steps a real run takes, in its order (sequence.cpp), so that a dry run that lists
+    // nothing means a run would change nothing: adoption and activation included.
+    if (options.adopt) {
+      std::set<std::string> listed;  // one profile may claim two interfaces
+      for (const auto& f : report.foreign) {
+        if (listed.insert(f.uuid).second) {
+          report.done.push_back("would delete foreign " + f.id + " (" + f.uuid + ")");
+        }
+      }
+    }
     for (const auto& item : items) {
       if (!item.exists) {
         report.done.push_back("would add " + item.id + " (" + item.uuid + ")");
       } else if (!item.differs.empty()) {
-        report.done.push_back("would update " + item.id);
+        report.done.push_back("would update " + item.id + " (" + join(item.differs) + ")");
       } else {
         report.unchanged.push_back(item.id);
+      }
+    }
+    for (const auto& item : items) {
+      if (options.activate && !(item.exists && item.differs.empty() && item.active)) {
+        report.done.push_back("would activate " + item.id);
       }
     }
     return report;

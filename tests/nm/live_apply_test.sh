@@ -61,8 +61,21 @@ out=$(apply --no-activate --json 2>/dev/null)
 expect "second apply: 0 changes, 3 unchanged" "$(jq_ 'd["changes"], len(d["unchanged"])' <<<"$out")" "0 3"
 expect "still 3 ibsetup profiles" "$(nmcli -t -f NAME connection show | grep -c ^ibsetup-)" 3
 
+# 2b. A dry run lists every step a run would take, activation included, and takes none.
+out=$(apply --dry-run --no-activate --json 2>/dev/null)
+expect "dry run, profiles stored as wanted: nothing to do" \
+  "$(jq_ 'd["done"], len(d["unchanged"])' <<<"$out")" "[] 3"
+out=$(apply --dry-run --json 2>/dev/null)
+expect "dry run: the inactive profiles would be activated" "$(jq_ 'd["done"]' <<<"$out")" \
+  "['would activate ibsetup-ib0', 'would activate ibsetup-ib1', 'would activate ibsetup-ib0.8001']"
+expect "dry run: nothing activated" "$(nmcli -t -f NAME connection show --active | grep -c ibsetup)" 0
+
 # 3. A changed MTU updates the same profile.
 sed 's/mtu: 2044/mtu: 1500/' "$profile" >"$work/mtu.yaml"
+out=$("$ibsetup" apply "$work/mtu.yaml" --node nm01 --lock-file "$work/lock" --no-activate \
+  --dry-run --json 2>/dev/null)
+expect "MTU change, dry run: the property named" "$(jq_ 'd["done"]' <<<"$out")" \
+  "['would update ibsetup-ib0.8001 (infiniband.mtu)']"
 out=$("$ibsetup" apply "$work/mtu.yaml" --node nm01 --lock-file "$work/lock" --no-activate --json 2>/dev/null)
 expect "MTU change: 1 change" "$(jq_ 'd["changes"], d["done"]' <<<"$out")" \
   "1 ['update ibsetup-ib0.8001 (infiniband.mtu)']"
@@ -94,6 +107,10 @@ expect "foreign: reported" "$(jq_ '[(f["id"], f["interface"], f["saved"]) for f 
   "[('site-ib1', 'ib1', None)]"
 contains "foreign: warned on stderr" "$(cat "$work/err")" "profile 'site-ib1' ($site_uuid) also claims ib1"
 expect "foreign: left alone" "$(uuid site-ib1)" "$site_uuid"
+out=$(apply --dry-run --no-activate --adopt --adopt-dir "$work/adopted0" --json 2>/dev/null)
+expect "--adopt, dry run: the deletion listed" "$(jq_ 'd["done"]' <<<"$out")" \
+  "['would delete foreign site-ib1 ($site_uuid)']"
+expect "--adopt, dry run: site-ib1 still there" "$(uuid site-ib1)" "$site_uuid"
 # An --adopt whose activation fails puts the foreign profile back too.
 snapshot "$conns" >"$work/before"
 apply --adopt --adopt-dir "$work/adopted1" >/dev/null 2>&1
