@@ -364,10 +364,28 @@ expect "odd JSON shapes: a clean failure with rc 3" \
   "(True, 3, False, True)"
 printf '{"host":"n1","actions":[{"text":null},"x",{"op":"set_mtu"}],"errors":[],"warnings":[]}\n' \
   >"$work/replay/plan.out"
-stand_in plan 6 "$work/replay/plan.out"
+stand_in plan 0 "$work/replay/plan.out"
 replay plan -e "profile=$work/two.yaml" --check
 expect "odd plan actions in check mode: changed, no traceback" \
   "$(field plan '(r["failed"], r["changed"], r["diff"]["prepared"].count("\n"))')" "(False, True, 3)"
+# Check mode is apply's dry run with the task's backend: with NetworkManager, a node whose
+# kernel state is in order but whose profiles are not active is changed (the would-be steps
+# in the diff); the firmware step's link types come first. (Output of tests/nm's dry runs.)
+printf '{"host":"n1","declared":true,"queried":true,"devices":[{"device":"mlx5_0","pci":"0000:3b:00.0","ports":[{"port":1,"desired":"ib","next_boot":"eth","running":"Ethernet","change":true,"reboot_pending":false}]}],"changes":1,"reboot_required":false,"applied":false,"done":[],"failure":null,"warnings":[]}\n{"host":"n1","backend":"networkmanager","ok":true,"changes":0,"done":["would update ibsetup-ib0 (infiniband.mtu)","would activate ibsetup-ib0"],"unchanged":[],"foreign":[],"rollback":[],"not_converged":[],"checkpoint":"","failure":null}\n' \
+  >"$work/replay/nmdry.out"
+stand_in nmdry 0 "$work/replay/nmdry.out"
+replay nmdry -e "profile=$work/two.yaml" -e backend=networkmanager --check
+expect "check mode runs apply --dry-run with the backend" \
+  "$(head -5 "$work/replay/nmdry.argv" | tr '\n' ' ')" "apply --dry-run --json --backend networkmanager "
+expect "NetworkManager check mode: changed, firmware then profiles in the diff" \
+  "$(field nmdry '(r["failed"], r["changed"], r["diff"]["prepared"].splitlines()[1:], r["report"]["backend"])')" \
+  "(False, True, ['  firmware mlx5_0 port 1: next boot eth -> ib', '  would update ibsetup-ib0 (infiniband.mtu)', '  would activate ibsetup-ib0'], 'networkmanager')"
+printf '{"host":"n1","backend":"networkmanager","ok":true,"changes":0,"done":[],"unchanged":["ibsetup-ib0"],"foreign":[],"rollback":[],"not_converged":[],"checkpoint":"","failure":null}\n' \
+  >"$work/replay/nmsame.out"
+stand_in nmsame 0 "$work/replay/nmsame.out"
+replay nmsame -e "profile=$work/two.yaml" -e backend=networkmanager --check
+expect "NetworkManager check mode, nothing to do: not changed" \
+  "$(field nmsame '(r["failed"], r["changed"])')" "(False, False)"
 # wait is checked in check mode as in a real run.
 replay plan -e "profile=$work/two.yaml" -e wait=abc --check
 expect "wait: abc fails in check mode too" \

@@ -15,8 +15,10 @@ description:
   - Brings the node's IPoIB interfaces (MTU, addresses, P_Key children, modes, link state and
     the HCAs' firmware link types) to what a cluster profile declares, by running
     C(ibsetup apply --json) on the managed node.
-  - In check mode it runs C(ibsetup plan --json) instead, reports whether anything would change
-    and, with C(--diff), the planned actions; nothing is changed.
+  - In check mode it runs C(ibsetup apply --dry-run --json) with the task's I(backend) instead,
+    reports whether anything would change and, with C(--diff), what would be done (firmware
+    link types, then the netlink plan's actions or the NetworkManager profiles to add, update
+    or activate); nothing is changed.
   - With I(state=checked) it runs C(ibsetup check --json) (the pre-flight checks used before MPI
     jobs) and fails the task when the node fails a check.
   - ibsetup itself must be installed on the managed node; the module passes it an argument list,
@@ -40,7 +42,7 @@ options:
   state:
     description:
       - C(applied) converges the node to the profile (C(ibsetup apply)); in check mode it only
-        plans (C(ibsetup plan)).
+        previews it (C(ibsetup apply --dry-run)).
       - C(checked) runs ibsetup's pre-flight checks (C(ibsetup check)) and changes nothing; the
         task fails when the node fails.
     type: str
@@ -108,14 +110,14 @@ notes:
   - Bound the wait for another run with I(wait), not the task's C(timeout). On a timeout
     Ansible stops waiting but does not end the module's process, so an ibsetup
     still waiting for the lock would go on and change the node after the task was reported.
-  - Check mode runs C(ibsetup plan), which compares the profile with the kernel's state
-    whatever I(backend) is; the NetworkManager backend may still update or activate its
-    connection profiles on a node the plan finds in order.
+  - Check mode previews with the backend the real run would use, so a node whose kernel state
+    is in order but whose NetworkManager profiles are not stored or not active is reported as
+    changed.
   - Needs root on the managed node (C(become)) for I(state=applied) without check mode.
 attributes:
   check_mode:
-    description: Runs C(ibsetup plan) instead of C(ibsetup apply); I(state=checked) changes
-      nothing in any mode.
+    description: Runs C(ibsetup apply --dry-run) instead of C(ibsetup apply); I(state=checked)
+      changes nothing in any mode.
     support: full
   diff_mode:
     description: Returns the planned (check mode) or applied actions as a prepared diff.
@@ -164,9 +166,8 @@ EXAMPLES = r'''
 RETURN = r'''
 rc:
   description: ibsetup's exit code (0 success, 3 invalid input, 4 environment (permission, a
-    missing tool, a file that cannot be used), 5 a check failed, 6 changes pending (check mode,
-    a success), 7 apply failed and was rolled back, 8 lock held, 9 reboot required; see
-    ibsetup(8)).
+    missing tool, a file that cannot be used), 5 a check failed, 7 apply failed and was rolled
+    back, 8 lock held, 9 reboot required; see ibsetup(8)).
   returned: when ibsetup ran
   type: int
   sample: 0
@@ -183,23 +184,28 @@ node:
   type: str
   sample: cn017
 plan:
-  description: C(ibsetup plan --json), the actions apply would take (check mode).
-  returned: check mode with state=applied
+  description: The netlink backend's plan (C(ibsetup apply --dry-run --json)), the actions
+    apply would take.
+  returned: check mode with state=applied, when the backend is netlink
   type: dict
   sample: {"host": "cn017", "changes": 1, "errors": [], "warnings": [],
            "actions": [{"op": "set_mtu", "interface": "ib0", "text": "~ ib0 mtu 2044 -> 4092",
                         "from": 2044, "to": 4092}]}
 report:
-  description: C(ibsetup apply --json), what apply did (C(done)), what it rolled back and why.
-  returned: state=applied, not in check mode, when apply got as far as the interfaces
+  description: C(ibsetup apply --json), what apply did (C(done)), what it rolled back and why;
+    in check mode with the NetworkManager backend, its dry run, whose C(done) lists what
+    would be done ("would add ...", "would update ... (properties)", "would activate ...").
+  returned: state=applied, when apply got as far as the interfaces (in check mode, with the
+    NetworkManager backend)
   type: dict
   sample: {"host": "cn017", "backend": "netlink", "ok": true, "changes": 1,
            "done": ["~ ib0 mtu 2044 -> 4092"], "rollback": [], "not_converged": [],
            "failure": null}
 firmware:
   description: The firmware link-type step of apply (C(ibsetup firmware --json)'s shape), when
-    apply set link types.
-  returned: when apply changed or tried to change firmware link types
+    apply set link types; in check mode, what it found (C(change) per port).
+  returned: when apply changed or tried to change firmware link types, and in check mode when
+    the profile sets link types
   type: dict
 reboot_required:
   description: A firmware link type takes effect at the next boot (set by this run or an
@@ -240,7 +246,6 @@ from ansible.module_utils.six import string_types
 # ibsetup's exit codes (README "Exit codes"); the module maps them to task outcomes.
 RC_OK = 0
 RC_CHECK_FAILED = 5
-RC_CHANGES_PENDING = 6
 RC_REBOOT_REQUIRED = 9
 WAIT_TRUE_SECONDS = 300
 WAIT_MAX_SECONDS = 1000000  # ibsetup's own bound on --wait
@@ -391,26 +396,50 @@ class Runner(object):
                 self.module.warn('ibsetup: %s' % w)
 
 
-def do_plan(runner, params):
-    args = ['plan', '--json', '--detailed-exitcode']
+def firmware_lines(doc):
+    """The link types a firmware step would set (its JSON's ports with change true)."""
+    lines = []
+    devices = doc.get('devices') if isinstance(doc.get('devices'), list) else []
+    for d in devices:
+        ports = d.get('ports') if isinstance(d, dict) and isinstance(d.get('ports'), list) else []
+        for p in ports:
+            if isinstance(p, dict) and p.get('change') is True:
+                lines.append('firmware %s port %s: next boot %s -> %s' % (
+                    d.get('device'), p.get('port'), p.get('next_boot'), p.get('desired')))
+    return lines
+
+
+def do_preview(runner, params):
+    """Check mode: apply --dry-run with the task's backend, so that what it reports is what
+    that backend would do (the NetworkManager backend's activations included), and nothing is
+    changed."""
+    args = ['apply', '--dry-run', '--json', '--backend', params['backend']]
     args += common_args(params) + firmware_args(params)
     if params['prune']:
         args.append('--prune')
     rc, docs, stderr = runner.run(args + profile_args(params))
-    if rc not in (RC_OK, RC_CHANGES_PENDING) or not docs:
-        runner.fail('plan', rc, docs, stderr)
-    plan = docs[0]
+    firmware = [d for d in docs if 'reboot_required' in d and 'declared' in d]
+    plans = [d for d in docs if 'actions' in d and 'backend' not in d]
+    reports = [d for d in docs if 'backend' in d]
+    if rc != RC_OK or not (plans or reports):
+        runner.fail('apply --dry-run', rc, docs, stderr)
     runner.warn(docs)
-    actions = plan.get('actions') if isinstance(plan.get('actions'), list) else []
-    lines = ['%s' % (a.get('text') or a.get('op') or '',) for a in actions
-             if isinstance(a, dict)]
-    # --detailed-exitcode also counts firmware link types, which plan's JSON does not list.
-    if rc == RC_CHANGES_PENDING and not lines:
-        lines = ['firmware link types differ from the profile (see ibsetup firmware)']
-    runner.result['plan'] = plan
-    runner.result['changed'] = rc == RC_CHANGES_PENDING
+    lines = []
+    for doc in firmware:
+        runner.result['firmware'] = doc
+        lines += firmware_lines(doc)
+    if plans:
+        plan = plans[0]
+        runner.result['plan'] = plan
+        actions = plan.get('actions') if isinstance(plan.get('actions'), list) else []
+        lines += ['%s' % (a.get('text') or a.get('op') or '',) for a in actions
+                  if isinstance(a, dict)]
+    else:
+        runner.result['report'] = reports[0]
+        lines += texts(reports[0].get('done'))
+    runner.result['changed'] = bool(lines)
     runner.result['diff'] = prepared_diff(
-        'plan for %s: %d changes' % (plan.get('host', ''), len(lines)), lines)
+        'plan for %s: %d changes' % (runner.result.get('node', ''), len(lines)), lines)
 
 
 def do_apply(runner, params, wait):
@@ -506,7 +535,7 @@ def main():
     if params['state'] == 'checked':
         do_check(runner, params)
     elif module.check_mode:
-        do_plan(runner, params)
+        do_preview(runner, params)
     else:
         do_apply(runner, params, wait)
     # Ansible fails any result whose rc is not 0 unless it says otherwise; ibsetup's 6 (changes
