@@ -238,7 +238,9 @@ int PipelineCommands::apply()
   };
   o.before_changes = [this, talk, &host, &d](const plan::Plan* p) {
     if (p != nullptr) {
-      print_warnings(p->warnings, !talk);
+      // On stderr with --json too: apply's report has no place for them, and scripts and the
+      // Ansible module read warnings there.
+      print_warnings(p->warnings, m_quiet);
       if (talk) {
         std::cout << "applying " << p->actions.size() << " changes to " << util::escape_text(host)
                   << "\n";

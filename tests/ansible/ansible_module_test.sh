@@ -143,6 +143,8 @@ out=$(play converge.yml cluster.yaml --diff); rc=$?
 expect "apply: playbook exits 0" "$rc" 0
 expect "apply: reports changed" "$(recap "$out")" "changed=1 unreachable=0 failed=0"
 has "apply: diff lists what was done" "$out" "+ 10.78.0.1/24 on ib1"
+has "apply: plan warnings become task warnings" "$out" \
+  "[WARNING]: ibsetup: ib0: not an IPoIB interface"
 expect "apply: ib0 mtu" "$(in_ns ip -j link show ib0 | grep -o '"mtu":[0-9]*')" '"mtu":2044'
 expect "apply: ib1 mtu" "$(in_ns ip -j link show ib1 | grep -o '"mtu":[0-9]*')" '"mtu":4092'
 expect "apply: ib0 address" "$(in_ns ip -o -4 addr show ib0 | awk '{print $4}')" 10.77.0.1/24
