@@ -388,6 +388,12 @@ stand_in nmsame 0 "$work/replay/nmsame.out"
 replay nmsame -e "profile=$work/two.yaml" -e backend=networkmanager --check
 expect "NetworkManager check mode, nothing to do: not changed" \
   "$(field nmsame '(r["failed"], r["changed"])')" "(False, False)"
+# A missing executable is named, with no rc that would read as ibsetup's own exit codes.
+ansible-playbook -i localhost, "$here/replay.yml" -e "ibsetup=$work/replay/no-such-ibsetup" \
+  -e "result_file=$work/replay/missing.json" -e "profile=$work/two.yaml" >"$work/replay/missing.log" 2>&1
+expect "missing executable: failed, named, no rc" \
+  "$(field missing '(r["failed"], "no-such-ibsetup is not an executable file" in r["msg"], "rc" in r)')" \
+  "(True, True, False)"
 # wait is checked in check mode as in a real run.
 replay plan -e "profile=$work/two.yaml" -e wait=abc --check
 expect "wait: abc fails in check mode too" \

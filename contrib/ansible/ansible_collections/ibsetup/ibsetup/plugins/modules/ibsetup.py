@@ -239,6 +239,7 @@ stderr:
 '''
 
 import json
+import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.six import string_types
@@ -529,6 +530,9 @@ def main():
     params = module.params
     executable = params['executable'] or module.get_bin_path(
         'ibsetup', required=True, opt_dirs=['/usr/sbin', '/usr/local/sbin'])
+    # Else run_command fails with the errno as rc (2, 13), which reads as ibsetup's own codes.
+    if not (os.path.isfile(executable) and os.access(executable, os.X_OK)):
+        module.fail_json(msg='executable: %s is not an executable file' % (executable,))
     # Checked in check mode as well: --check must not pass what a real run would refuse.
     wait = wait_seconds(module, params['wait'])
     runner = Runner(module, executable)
