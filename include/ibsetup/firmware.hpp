@@ -86,8 +86,7 @@ struct PortLinkType {
   bool differs() const { return next_boot != desired; }
   // n of LINK_TYPE_Pn.
   int mst_port() const { return physical > 0 ? physical : port; }
-  // The running port does not match the next-boot link type (VPI matches either), or its
-  // running type cannot be read while the next boot's is known.
+  // The running port does not match the next-boot link type (VPI matches either).
   bool reboot_pending() const;
 };
 

@@ -87,7 +87,8 @@ void apply_networkmanager(const profile::ResolvedNode& node, const std::string& 
   out.report = nm::apply_node(node, cluster, o);
   out.ran = true;
   for (const auto& f : out.report.foreign) {
-    if (f.saved.empty()) {
+    // Left alone; a dry run with --adopt lists the deletion in done instead.
+    if (f.saved.empty() && !(options.dry_run && options.adopt)) {
       out.warnings.push_back(foreign_warning(f));
     }
   }

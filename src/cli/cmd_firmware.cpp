@@ -94,6 +94,25 @@ void print_firmware_step(const firmware::StepOutcome& outcome, const std::string
     return;
   case firmware::StepStatus::unknown:
   case firmware::StepStatus::queried:
+    if (json && dry_run) {
+      // apply --json prints the step's object before the interfaces' when it sets link types;
+      // a dry run prints what it found the same way, so that a preview (Ansible's check mode)
+      // sees link types that would change. plan --json keeps its one object.
+      if (outcome.status == firmware::StepStatus::queried) {
+        std::cout << firmware::to_json(outcome.state, nullptr);
+        return;
+      }
+      // Declared, not known: say so in the object (queried false) and why on stderr.
+      firmware::State unknown = outcome.state;
+      unknown.host = host;
+      unknown.declared = true;
+      unknown.queried = false;
+      std::cout << firmware::to_json(unknown, nullptr);
+      if (!quiet) {
+        print_warning("firmware link types: not known: " + outcome.unknown);
+      }
+      return;
+    }
     print_firmware_section(outcome, json);
     return;
   case firmware::StepStatus::set:

@@ -71,8 +71,9 @@ void print_networkmanager(const apply::NodeOutcome& out, const std::string& host
       std::cout << "  " << util::escape_text(line) << '\n';
     }
     if (!quiet) {
-      std::cout << util::escape_text(host) << ": " << report.done.size() << " profiles to change, "
-                << report.unchanged.size() << " unchanged (dry run, nothing sent)\n";
+      std::cout << util::escape_text(host) << ": " << report.done.size() << " steps to take, "
+                << report.unchanged.size()
+                << " profiles stored as wanted (dry run, nothing sent)\n";
     }
   } else if (report.ok()) {
     if (!quiet) {

@@ -286,7 +286,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   int poll_errno = 0;
   auto idle = k_min_idle;
   for (;;) {
-    if (TerminationGuard::pending() != 0) {
+    if (TerminationGuard::pending() != 0 && !options.finish_on_signal) {
       break;  // the child is killed below, then the signal ends this process
     }
     if (!child.exited) {

@@ -19,6 +19,10 @@ struct ProcessOptions {
   std::chrono::milliseconds timeout{60000};
   size_t output_limit = 1U << 20U;  // bytes kept per stream; the rest is read and dropped
   std::vector<std::string> environment{std::string("PATH=") + k_clean_path, "LC_ALL=C"};
+  // A SIGINT, SIGTERM or SIGHUP that would end this process waits for the child to exit (or
+  // its timeout) instead of killing it at once: for a write that must not be cut short, such
+  // as mstconfig's set.
+  bool finish_on_signal = false;
 };
 
 struct ProcessResult {

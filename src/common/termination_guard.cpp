@@ -1,6 +1,7 @@
 #include "common/termination_guard.hpp"
 
 #include <array>
+#include <atomic>
 #include <csignal>
 #include <mutex>
 
@@ -10,7 +11,10 @@ namespace {
 
 constexpr std::array<int, 3> k_signals{SIGINT, SIGTERM, SIGHUP};
 
-volatile std::sig_atomic_t g_pending = 0;
+// Written by the handler, read by every thread that waits for a child.
+std::atomic<int> g_pending{0};
+static_assert(std::atomic<int>::is_always_lock_free,
+              "a signal handler may only touch lock-free atomics");
 
 std::mutex g_mutex;
 int g_guards = 0;  // guards alive, under g_mutex
@@ -61,19 +65,21 @@ int TerminationGuard::release()
   m_released = true;
   const std::lock_guard<std::mutex> lock(g_mutex);
   if (--g_guards > 0) {
-    return 0;
+    return g_pending;  // the last guard out ends the process
   }
   struct sigaction restore {};
   restore.sa_handler = SIG_DFL;
   sigemptyset(&restore.sa_mask);
   for (size_t i = 0; i < k_signals.size(); ++i) {
-    if (g_caught[i]) {
+    struct sigaction now {};
+    // Only while ours is still there: a handler installed meanwhile (apply's) stays.
+    if (g_caught[i] && sigaction(k_signals[i], nullptr, &now) == 0 &&
+        (now.sa_flags & SA_SIGINFO) == 0 && now.sa_handler == note_signal) {
       sigaction(k_signals[i], &restore, nullptr);
-      g_caught[i] = false;
     }
+    g_caught[i] = false;
   }
-  const int signal = g_pending;
-  g_pending = 0;
+  const int signal = g_pending.exchange(0);
   if (signal != 0) {
     raise(signal);
   }

@@ -21,8 +21,8 @@ public:
 
   // The signal that arrived since any guard was installed, or 0.
   static int pending();
-  // Restores the actions when this is the last guard; if a signal arrived, raises it then
-  // (normally the process ends there) and returns it.
+  // Returns the signal that arrived, or 0. The last guard also restores the actions and raises
+  // that signal (normally the process ends there).
   int release();
 
 private:

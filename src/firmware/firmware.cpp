@@ -1,6 +1,7 @@
 #include <ibsetup/firmware.hpp>
 #include <ibsetup/render.hpp>
 #include "common/strings.hpp"
+#include "firmware/reboot.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -225,10 +226,8 @@ bool PortLinkType::reboot_pending() const
   if (!next_boot || *next_boot == profile::LinkType::vpi) {
     return false;
   }
-  // A running type that cannot be read (no link_layer file, a value ibsetup does not know)
-  // may well differ: a reboot that was owed must not go unreported.
   const auto running = running_type(link_layer);
-  return !running || *running != *next_boot;
+  return running && *running != *next_boot;
 }
 
 bool DeviceLinkTypes::differs() const
@@ -241,10 +240,32 @@ bool DeviceLinkTypes::reboot_pending() const
   return std::any_of(ports.begin(), ports.end(), [](const auto& p) { return p.reboot_pending(); });
 }
 
+namespace detail {
+
+bool reboot_owed(const DeviceLinkTypes& d, const PortLinkType& p, const std::vector<Change>& done)
+{
+  if (p.reboot_pending()) {
+    return true;
+  }
+  // Set by this run while its running type cannot be read (no link_layer file, a value
+  // ibsetup does not know): it may well differ, and a reboot owed must not go unreported.
+  // Not for ports nobody set, or every apply on such a host would stop for a reboot.
+  if (!p.next_boot || *p.next_boot == profile::LinkType::vpi || running_type(p.link_layer)) {
+    return false;
+  }
+  return std::any_of(done.begin(), done.end(), [&](const Change& c) {
+    return c.device == d.device && c.pci == d.pci && c.port == p.port;
+  });
+}
+
+}  // namespace detail
+
 bool Report::reboot_required() const
 {
-  return std::any_of(state.devices.begin(), state.devices.end(),
-                     [](const auto& d) { return d.reboot_pending(); });
+  return std::any_of(state.devices.begin(), state.devices.end(), [this](const auto& d) {
+    return std::any_of(d.ports.begin(), d.ports.end(),
+                       [&](const auto& p) { return detail::reboot_owed(d, p, done); });
+  });
 }
 
 int physical_port(const inventory::Device& device, const std::string& pci, int port,
@@ -450,6 +471,12 @@ Report apply_state(const State& state, Tool& tool)
 
 void update_reboot_marker(const std::string& path, const State& state)
 {
+  detail::write_reboot_marker(path, state, {});
+}
+
+void detail::write_reboot_marker(const std::string& path, const State& state,
+                                 const std::vector<Change>& done)
+{
   // The marker lives at a system path the administrator chose, so the directories' own
   // symlinks (/var/run -> /run) are theirs to follow; only the file itself never is.
   const std::filesystem::path absolute = std::filesystem::absolute(path);
@@ -458,13 +485,14 @@ void update_reboot_marker(const std::string& path, const State& state)
   const std::filesystem::path target = (ec ? absolute.parent_path() : dir) / absolute.filename();
   std::string lines;
   for (const auto& d : state.devices) {
-    if (!d.reboot_pending()) {
+    if (std::none_of(d.ports.begin(), d.ports.end(),
+                     [&](const auto& p) { return reboot_owed(d, p, done); })) {
       continue;
     }
     // One line per device: names from sysfs are escaped, so none can start a line of its own.
     lines += util::escape_text(d.device) + " " + util::escape_text(d.pci);
     for (const auto& p : d.ports) {
-      if (p.reboot_pending()) {
+      if (reboot_owed(d, p, done)) {
         lines +=
             " LINK_TYPE_P" + std::to_string(p.mst_port()) + "=" + mst_name(*p.next_boot) + " (" +
             (p.mst_port() != p.port ? "port " + std::to_string(p.port) + ", " : std::string()) +

@@ -108,17 +108,21 @@ public:
     for (const auto& [port, type] : values) {
       argv.push_back("LINK_TYPE_P" + std::to_string(port) + "=" + std::to_string(mst_value(type)));
     }
-    const MstconfigOutput out = run(argv, pci);
+    // A signal lets the write finish (or time out) first: a set cut short may leave some
+    // ports written and the device semaphore held.
+    const MstconfigOutput out = run(argv, pci, true);
     if (!out.errors.empty()) {
       throw EnvironmentError(join(argv) + " failed: " + out.errors.front());
     }
   }
 
 private:
-  MstconfigOutput run(const std::vector<std::string>& argv, const std::string& pci) const
+  MstconfigOutput run(const std::vector<std::string>& argv, const std::string& pci,
+                      bool finish_on_signal = false) const
   {
     ProcessOptions options;
     options.timeout = m_timeout;
+    options.finish_on_signal = finish_on_signal;
     const ProcessResult r = run_process(argv, options);
     const std::string command = join(argv);
     if (r.timed_out || r.signal != 0) {

@@ -2,6 +2,7 @@
 
 #include "common/strings.hpp"
 #include "common/json.hpp"
+#include "firmware/reboot.hpp"
 
 #include <sstream>
 
@@ -20,17 +21,26 @@ size_t change_count(const State& state)
   return n;
 }
 
-bool any_reboot(const State& state)
+// What a report's changes make owed as well (reboot.hpp); none without a report.
+const std::vector<Change>& done_of(const Report* report)
+{
+  static const std::vector<Change> none;
+  return report != nullptr ? report->done : none;
+}
+
+bool any_reboot(const State& state, const Report* report)
 {
   for (const auto& d : state.devices) {
-    if (d.reboot_pending()) {
-      return true;
+    for (const auto& p : d.ports) {
+      if (detail::reboot_owed(d, p, done_of(report))) {
+        return true;
+      }
     }
   }
   return false;
 }
 
-std::string port_line(const DeviceLinkTypes& d, const PortLinkType& p, bool queried)
+std::string port_line(const DeviceLinkTypes& d, const PortLinkType& p, bool queried, bool owed)
 {
   std::ostringstream s;
   const std::string running = p.link_layer ? p.link_layer->name() : "unknown";
@@ -44,7 +54,7 @@ std::string port_line(const DeviceLinkTypes& d, const PortLinkType& p, bool quer
     s << "  ~ " << where << ": next boot " << (p.next_boot ? mst_name(*p.next_boot) : "?") << " -> "
       << mst_name(p.desired) << ", running " << running << "  (mstconfig set LINK_TYPE_P"
       << p.mst_port() << "=" << mst_value(p.desired) << ")";
-  } else if (p.reboot_pending()) {
+  } else if (owed) {
     s << "  ! " << where << ": next boot " << mst_name(p.desired) << ", running " << running
       << ": pending, reboot required";
   } else {
@@ -71,7 +81,7 @@ std::string to_text(const State& state, const Report* report)
     if (state.queried) {
       const size_t n = change_count(state);
       s << n << (n == 1 ? " change" : " changes");
-      if (any_reboot(state)) {
+      if (any_reboot(state, nullptr)) {
         s << ", reboot pending";
       }
     } else {
@@ -84,7 +94,7 @@ std::string to_text(const State& state, const Report* report)
   }
   for (const auto& d : shown.devices) {
     for (const auto& p : d.ports) {
-      s << port_line(d, p, shown.queried) << '\n';
+      s << port_line(d, p, shown.queried, detail::reboot_owed(d, p, done_of(report))) << '\n';
     }
   }
   if (report != nullptr) {
@@ -136,7 +146,7 @@ std::string to_json(const State& state, const Report* report)
       w.key("running").value(p.link_layer ? std::optional<std::string>(p.link_layer->name())
                                           : std::nullopt);
       w.key("change").value(shown.queried && p.differs());
-      w.key("reboot_pending").value(p.reboot_pending());
+      w.key("reboot_pending").value(detail::reboot_owed(d, p, done_of(report)));
       w.end_object();
     }
     w.end_array();
@@ -144,7 +154,7 @@ std::string to_json(const State& state, const Report* report)
   }
   w.end_array();
   w.key("changes").value(static_cast<uint64_t>(shown.queried ? change_count(shown) : 0));
-  w.key("reboot_required").value(any_reboot(shown));
+  w.key("reboot_required").value(any_reboot(shown, report));
   w.key("applied").value(report != nullptr);
   w.key("done").begin_array();
   if (report != nullptr) {

@@ -1,5 +1,6 @@
 // The firmware step shared by plan, apply and `firmware`: query, set, confirm, reboot marker.
 #include <ibsetup/firmware.hpp>
+#include "firmware/reboot.hpp"
 
 #include <exception>
 #include <string>
@@ -72,7 +73,7 @@ StepOutcome set_step(const State& state, Tool& tool, const StepOptions& options)
   // The changes are made: a marker that cannot be written is a failure of the report, which
   // still says what was done, not an error that would leave it unprinted.
   try {
-    update_reboot_marker(out.marker, out.report->state);
+    detail::write_reboot_marker(out.marker, out.report->state, out.report->done);
   } catch (const std::exception& e) {
     const std::string why = std::string("the reboot marker: ") + e.what();
     out.report->failure = out.report->failure ? *out.report->failure + "; " + why : why;

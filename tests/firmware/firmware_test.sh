@@ -205,12 +205,15 @@ expect_code "timeout in set" "$code" 4
 expect_grep "timeout in set: reported" 'mlx5_0 \(0000:3b:00.0\): .*set LINK_TYPE_P1=1 did not finish within 1 s and was killed; no change was confirmed' "$out"
 # SIGTERM (Slurm, systemd, an Ansible timeout) or a dropped ssh session while mstconfig hangs:
 # mstconfig runs in its own process group, which `kill PID` does not reach, so ibsetup kills it
-# before it dies of the signal. (Not SIGINT: a background job of a script ignores it.)
-for sig in TERM HUP; do
-  fake FAKE_MSTCONFIG_HANG=set
+# before it dies of the signal: a query at once, a set (a write not to cut short) once its
+# timeout is up. (Not SIGINT: a background job of a script ignores it.)
+for case in TERM:query HUP:query TERM:set; do
+  sig=${case%:*}
+  fake FAKE_MSTCONFIG_HANG="${case#*:}"
   state 0000:3b:00.0 ETH
   "$bin" firmware "$work/two.yaml" "${two[@]}" --apply --mstconfig "$work/mstconfig" \
-    --lock-file "$work/lock" --reboot-marker "$marker_file" >"$work/signal.out" 2>&1 &
+    --mstconfig-timeout-ms 5000 --lock-file "$work/lock" --reboot-marker "$marker_file" \
+    >"$work/signal.out" 2>&1 &
   ib=$!
   hung=""
   for _ in $(seq 200); do
@@ -219,13 +222,17 @@ for sig in TERM HUP; do
     sleep 0.05
   done
   kill -s "$sig" "$ib"
+  if [ "${case#*:}" = set ]; then
+    sleep 0.5
+    kill -0 "$hung" 2>/dev/null && ok || bad "SIG$sig during a set: mstconfig was not let finish"
+  fi
   wait "$ib"
   code=$?
-  expect_code "SIG$sig while mstconfig hangs: ibsetup ends by it" "$code" $((128 + $(kill -l "$sig")))
+  expect_code "SIG$sig while mstconfig hangs in $case: ibsetup ends by it" "$code" $((128 + $(kill -l "$sig")))
   if [ -z "$hung" ]; then
-    bad "SIG$sig while mstconfig hangs: the fake never hung" "$(log)"
+    bad "SIG$sig while mstconfig hangs in $case: the fake never hung" "$(log)"
   elif kill -0 "$hung" 2>/dev/null; then
-    bad "SIG$sig while mstconfig hangs: mstconfig (pid $hung) outlived ibsetup"
+    bad "SIG$sig while mstconfig hangs in $case: mstconfig (pid $hung) outlived ibsetup"
     kill -KILL "$hung"
   else
     ok
@@ -362,6 +369,9 @@ expect_grep "apply --no-firmware" 'firmware link types: skipped \(--no-firmware\
 out=$("$bin" apply "$work/two.yaml" --node n1 --dry-run --mstconfig "$work/mstconfig" 2>&1)
 expect_grep "apply --dry-run" 'firmware link types: not known: .*HCA mlx5_0 is not on this host' "$out"
 expect_grep "apply --dry-run goes on" '^plan for n1' "$out"
+out=$("$bin" apply "$work/two.yaml" --node n1 --dry-run --json --mstconfig "$work/mstconfig" 2>&1)
+expect_grep "apply --dry-run --json: the firmware object, not queried" '^\{"host":"n1","declared":true,"queried":false,' "$out"
+expect_grep "apply --dry-run --json: why, on stderr" 'warning: firmware link types: not known: .*HCA mlx5_0 is not on this host' "$out"
 
 # 12. One dual-port card whose ports are two PCI functions (mlx5_0 at 0000:3b:00.0, mlx5_1 at
 #     0000:3b:00.1, one sysfs port each): mlx5_1's port is the card's LINK_TYPE_P2, and the
@@ -502,6 +512,15 @@ if [ "$(id -u)" = 0 ] && unshare -m -n true 2>/dev/null; then
   expect_grep "apply: failure named" 'mstconfig cannot open the device 0000:5e:00.0' "$out"
   expect_no_grep "apply: failure, no set" 'set' "$(log)"
   expect_grep "apply: failure, links untouched" '^links: unchanged$' "$out"
+  # A dry run with --json prints what the step found before the plan, as apply prints what it
+  # set: a preview (Ansible's check mode) sees the link type that would change.
+  fake
+  state 0000:5e:00.0 IB ETH
+  out=$(in_fixture "$fixtures/vpi-eth-port" "${apply_fw[@]}" --dry-run --json); code=$?
+  expect_grep "apply --dry-run --json: the firmware object first" \
+    '^\{"host":"v1","declared":true,"queried":true,.*"port":2,"desired":"ib","next_boot":"eth","running":"Ethernet","change":true.*"changes":1,' \
+    "$(grep -m1 '^{' <<<"$out")"
+  expect_no_grep "apply --dry-run --json: nothing set" 'set' "$(log)"
   # --no-firmware: mstconfig is never run and apply goes on to the interfaces.
   fake
   out=$(in_fixture "$fixtures/vpi-eth-port" "${apply_fw[@]}" --no-firmware); code=$?

@@ -11,6 +11,7 @@
 #include <array>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -260,6 +261,8 @@ TEST(Process, SignalActionsAreLeftAsTheyWere)
   handler.sa_handler = [](int) {};
   struct sigaction old_hup {};
   struct sigaction old_term {};
+  struct sigaction old_int {};  // SIG_IGN when run as a script's background job
+  ASSERT_EQ(sigaction(SIGINT, nullptr, &old_int), 0);
   ASSERT_EQ(sigaction(SIGHUP, &ignore, &old_hup), 0);
   ASSERT_EQ(sigaction(SIGTERM, &handler, &old_term), 0);
   std::array<struct sigaction, 3> seen{};
@@ -272,7 +275,20 @@ TEST(Process, SignalActionsAreLeftAsTheyWere)
   EXPECT_TRUE(r.ok());
   EXPECT_EQ(seen[0].sa_handler, SIG_IGN);
   EXPECT_EQ(seen[1].sa_handler, handler.sa_handler);
-  EXPECT_EQ(seen[2].sa_handler, SIG_DFL);
+  EXPECT_EQ(seen[2].sa_handler, old_int.sa_handler);
+}
+
+// mstconfig's set: a signal lets the child finish its write before this process ends.
+TEST(Process, FinishOnSignalLetsTheChildEnd)
+{
+  test::TempDir dir;
+  const std::string done = (dir.path() / "done").string();
+  ProcessOptions o;
+  o.finish_on_signal = true;
+  EXPECT_EXIT(
+      run_process({"sh", "-c", "kill -TERM $PPID; sleep 0.3; echo finished > '" + done + "'"}, o),
+      ::testing::KilledBySignal(SIGTERM), "");
+  EXPECT_TRUE(std::filesystem::exists(done)) << "the child was cut short";
 }
 
 }  // namespace
