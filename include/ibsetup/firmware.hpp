@@ -86,7 +86,9 @@ struct PortLinkType {
   bool differs() const { return next_boot != desired; }
   // n of LINK_TYPE_Pn.
   int mst_port() const { return physical > 0 ? physical : port; }
-  // The running port does not match the next-boot link type (VPI matches either).
+  // The running port does not match the next-boot link type (VPI matches either). A port
+  // whose running type cannot be read is not pending; Report::reboot_required() also counts
+  // such a port when that run set it.
   bool reboot_pending() const;
 };
 
@@ -125,6 +127,8 @@ struct Report {
   std::optional<std::string> failure;
 
   bool ok() const { return !failure; }
+  // A port is pending (PortLinkType::reboot_pending), or done set it while its running type
+  // cannot be read.
   bool reboot_required() const;
 };
 
@@ -158,7 +162,9 @@ State query_state(const profile::ResolvedNode& node, const inventory::Host& host
 Report apply_state(const State& state, Tool& tool);
 
 // Writes the marker listing the devices that owe a reboot (atomically), or removes a stale
-// one when none does. Throws EnvironmentError when it cannot.
+// one when none does. Throws EnvironmentError when it cannot. It sees only state, so it
+// counts PortLinkType::reboot_pending(); the firmware step (set_step) also lists the ports
+// its run set whose running type cannot be read, as Report::reboot_required() counts them.
 void update_reboot_marker(const std::string& path, const State& state);
 
 // The documented `firmware --json` object, and the same for people.

@@ -102,11 +102,13 @@ void print_firmware_step(const firmware::StepOutcome& outcome, const std::string
         std::cout << firmware::to_json(outcome.state, nullptr);
         return;
       }
-      // Declared, not known: say so in the object (queried false) and why on stderr.
+      // Declared, not known: say so in the object (queried false, the reason in warnings, so
+      // that -q keeps it) and on stderr.
       firmware::State unknown = outcome.state;
       unknown.host = host;
       unknown.declared = true;
       unknown.queried = false;
+      unknown.warnings.push_back("firmware link types: not known: " + outcome.unknown);
       std::cout << firmware::to_json(unknown, nullptr);
       if (!quiet) {
         print_warning("firmware link types: not known: " + outcome.unknown);

@@ -71,7 +71,8 @@ void print_networkmanager(const apply::NodeOutcome& out, const std::string& host
       std::cout << "  " << util::escape_text(line) << '\n';
     }
     if (!quiet) {
-      std::cout << util::escape_text(host) << ": " << report.done.size() << " steps to take, "
+      std::cout << util::escape_text(host) << ": " << report.done.size()
+                << (report.done.size() == 1 ? " step" : " steps") << " to take, "
                 << report.unchanged.size()
                 << " profiles stored as wanted (dry run, nothing sent)\n";
     }

@@ -371,6 +371,7 @@ expect_grep "apply --dry-run" 'firmware link types: not known: .*HCA mlx5_0 is n
 expect_grep "apply --dry-run goes on" '^plan for n1' "$out"
 out=$("$bin" apply "$work/two.yaml" --node n1 --dry-run --json --mstconfig "$work/mstconfig" 2>&1)
 expect_grep "apply --dry-run --json: the firmware object, not queried" '^\{"host":"n1","declared":true,"queried":false,' "$out"
+expect_grep "apply --dry-run --json: why, in its warnings" '"warnings":\["firmware link types: not known: .*HCA mlx5_0 is not on this host' "$out"
 expect_grep "apply --dry-run --json: why, on stderr" 'warning: firmware link types: not known: .*HCA mlx5_0 is not on this host' "$out"
 
 # 12. One dual-port card whose ports are two PCI functions (mlx5_0 at 0000:3b:00.0, mlx5_1 at

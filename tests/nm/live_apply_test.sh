@@ -112,7 +112,7 @@ expect "--adopt, dry run: the deletion listed" "$(jq_ 'd["done"]' <<<"$out")" \
   "['would delete foreign site-ib1 ($site_uuid)']"
 expect "--adopt, dry run: site-ib1 still there" "$(uuid site-ib1)" "$site_uuid"
 out=$(apply --dry-run --no-activate --adopt --adopt-dir "$work/adopted0" 2>&1)
-contains "--adopt, dry run, text: the steps counted" "$out" "nm01: 1 steps to take, 3 profiles stored as wanted"
+contains "--adopt, dry run, text: the steps counted" "$out" "nm01: 1 step to take, 3 profiles stored as wanted"
 expect "--adopt, dry run: no 'left alone' warning" "$(grep -c 'left alone' <<<"$out")" 0
 # An --adopt whose activation fails puts the foreign profile back too.
 snapshot "$conns" >"$work/before"
