@@ -154,6 +154,18 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
   return best;
 }
 
+std::string join(const std::vector<std::string>& items, std::string_view separator)
+{
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) {
+      out += separator;
+    }
+    out += items[i];
+  }
+  return out;
+}
+
 std::string join_alternatives(const std::vector<std::string>& items, const char* last)
 {
   std::string out;

@@ -36,6 +36,9 @@ size_t edit_distance(std::string_view a, std::string_view b);
 // The candidate closest to word when it is close enough to be a likely typo, else "".
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
+// "a, b, c" with separator ", ": the items in order, the separator between each two.
+std::string join(const std::vector<std::string>& items, std::string_view separator);
+
 // "a, b or c"
 std::string join_alternatives(const std::vector<std::string>& items, const char* last = " or ");
 

@@ -12,15 +12,6 @@ namespace ibsetup::firmware {
 
 namespace {
 
-std::string join(const std::vector<std::string>& words)
-{
-  std::string out;
-  for (const auto& w : words) {
-    out += (out.empty() ? "" : " ") + w;
-  }
-  return out;
-}
-
 bool any_contains(const std::vector<std::string>& lines, const std::string& needle)
 {
   return std::any_of(lines.begin(), lines.end(),
@@ -78,8 +69,8 @@ public:
       any = true;
       const auto type = parse_link_type(*value);
       if (!type) {
-        throw EnvironmentError(join(argv) + ": " + name + " has a value ibsetup does not know: '" +
-                               *value + "'");
+        throw EnvironmentError(util::join(argv, " ") + ": " + name +
+                               " has a value ibsetup does not know: '" + *value + "'");
       }
       result.emplace_back(p, *type);
     }
@@ -87,15 +78,15 @@ public:
       // Not an adapter without the parameter (mstconfig names those with "-E-"): nothing at
       // all came back, which says nothing about the card.
       throw EnvironmentError(
-          join(argv) + ": mstconfig exited 0 but printed no configuration " + "(" +
+          util::join(argv, " ") + ": mstconfig exited 0 but printed no configuration " + "(" +
           (out.warnings.empty() ? "no output" : "-W- " + out.warnings.front()) + "); not trusted");
     }
     if (!any) {
       throw EnvironmentError(fixed_message(pci));
     }
     if (result.size() != ports.size()) {
-      throw EnvironmentError(join(argv) + ": mstconfig reported " + std::to_string(result.size()) +
-                             " of " + std::to_string(ports.size()) +
+      throw EnvironmentError(util::join(argv, " ") + ": mstconfig reported " +
+                             std::to_string(result.size()) + " of " + std::to_string(ports.size()) +
                              " LINK_TYPE parameters; the missing ports have a fixed link type");
     }
     return result;
@@ -112,7 +103,7 @@ public:
     // ports written and the device semaphore held.
     const MstconfigOutput out = run(argv, pci, true);
     if (!out.errors.empty()) {
-      throw EnvironmentError(join(argv) + " failed: " + out.errors.front());
+      throw EnvironmentError(util::join(argv, " ") + " failed: " + out.errors.front());
     }
   }
 
@@ -124,7 +115,7 @@ private:
     options.timeout = m_timeout;
     options.finish_on_signal = finish_on_signal;
     const ProcessResult r = run_process(argv, options);
-    const std::string command = join(argv);
+    const std::string command = util::join(argv, " ");
     if (r.timed_out || r.signal != 0) {
       throw EnvironmentError(command + " " + r.describe(m_timeout));
     }

@@ -7,6 +7,7 @@
 #include <ibsetup/nm.hpp>
 #include <ibsetup/render.hpp>
 
+#include "common/strings.hpp"
 #include "nm/client.hpp"
 #include "nm/compare.hpp"
 #include "nm/plugin.hpp"
@@ -37,16 +38,6 @@ struct Undo {
   std::string id;
   VariantPtr original;  // settings before an update or a deletion
 };
-
-// "infiniband.mtu, ipv4.addresses": the properties an update changes.
-std::string join(const std::vector<std::string>& properties)
-{
-  std::string out;
-  for (const auto& p : properties) {
-    out += (out.empty() ? "" : ", ") + p;
-  }
-  return out;
-}
 
 VariantPtr to_settings(NMConnection* c)
 {
@@ -302,7 +293,7 @@ void store(Session& s, Client& client, std::vector<Item>& items, const Options& 
       s.journal({Undo::Kind::updated, item.uuid, item.id,
                  to_settings(client.stored_settings(have).get())});
       client.update(have, settings.get(), !options.activate);
-      s.done("update " + item.id + " (" + join(item.differs) + ")");
+      s.done("update " + item.id + " (" + util::join(item.differs, ", ") + ")");
     }
   }
 }
@@ -317,7 +308,8 @@ void verify(Session& s, Client& client, const std::vector<Item>& items)
     }
     const auto differs = differences(item.want.get(), client.stored_settings(have).get());
     if (!differs.empty()) {
-      throw CallError("NetworkManager holds " + item.id + " with different " + join(differs));
+      throw CallError("NetworkManager holds " + item.id + " with different " +
+                      util::join(differs, ", "));
     }
   }
 }
@@ -417,7 +409,8 @@ Report plugin::apply_node(const profile::ResolvedNode& node, const std::string& 
       if (!item.exists) {
         report.done.push_back("would add " + item.id + " (" + item.uuid + ")");
       } else if (!item.differs.empty()) {
-        report.done.push_back("would update " + item.id + " (" + join(item.differs) + ")");
+        report.done.push_back("would update " + item.id + " (" + util::join(item.differs, ", ") +
+                              ")");
       } else {
         report.unchanged.push_back(item.id);
       }

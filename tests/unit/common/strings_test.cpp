@@ -50,6 +50,15 @@ TEST(Strings, SuggestionsForTypos)
   EXPECT_EQ("", closest_match("completely_unrelated", keys));
 }
 
+TEST(Strings, JoinPutsTheSeparatorBetweenEachTwoItems)
+{
+  EXPECT_EQ(join({}, ", "), "");
+  EXPECT_EQ(join({"a"}, ", "), "a");
+  EXPECT_EQ(join({"mstconfig", "-d", "0000:3b:00.0", "q"}, " "), "mstconfig -d 0000:3b:00.0 q");
+  // An empty item keeps its place: an argv with an empty argument shows it.
+  EXPECT_EQ(join({"", "b", ""}, ","), ",b,");
+}
+
 TEST(Strings, FormatNumber)
 {
   EXPECT_EQ("2.5", format_number(2.5));
