@@ -9,6 +9,11 @@ namespace ibsetup::profile::detail {
 
 namespace {
 
+// Port numbers are 8 bits and 255 is no port (a forwarding table's "drop", OpenSM's
+// OSM_NO_PATH): a port is 1-254, as the partitions' inventories take it, so that every port a
+// profile declares is one they can name.
+constexpr int k_max_port = 254;
+
 constexpr EnumName<Mode> k_modes[] = {{"datagram", Mode::datagram}, {"connected", Mode::connected}};
 constexpr EnumName<LinkType> k_link_types[] = {
     {"ib", LinkType::ib}, {"eth", LinkType::eth}, {"vpi", LinkType::vpi}};
@@ -120,7 +125,7 @@ void read_interface(const Entry& item, bool override, InterfaceSpec& spec, Diagn
     spec.device = read_string(*e, diags);
   }
   if (const auto* e = m.get("port")) {
-    spec.port = read_int(*e, 1, 255, diags);
+    spec.port = read_int(*e, 1, k_max_port, diags);
   }
   if (const auto* e = m.get("parent")) {
     spec.parent = read_ifname(*e, diags);
@@ -182,7 +187,7 @@ void read_port(const Entry& item, PortSpec& port, Diagnostics& diags)
   MapReader m(item.value, item.path, item.value_mark, diags,
               {"port", "link_type", "rate", "state"});
   if (const auto* e = m.get("port")) {
-    if (auto p = read_int(*e, 1, 255, diags)) {
+    if (auto p = read_int(*e, 1, k_max_port, diags)) {
       port.port = *p;
     }
   } else if (m.is_map()) {
