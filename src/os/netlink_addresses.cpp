@@ -64,6 +64,50 @@ std::optional<std::pair<int, std::string>> address_of(const nlmsghdr* message)
   return std::make_pair(static_cast<int>(ifa.ifa_index), std::move(text));
 }
 
+std::optional<Ipv4Bytes> ipv4_peer_of(const nlmsghdr* message, int index, const Ipv4Bytes& local,
+                                      int prefixlen)
+{
+  if (message->nlmsg_type != RTM_NEWADDR) {
+    return std::nullopt;
+  }
+  const nlattr* tb[IFA_MAX + 1] = {};
+  if (!os::nl::parse_message(message, sizeof(ifaddrmsg), tb, IFA_MAX)) {
+    return std::nullopt;
+  }
+  ifaddrmsg ifa{};
+  std::memcpy(&ifa, reinterpret_cast<const char*>(message) + NLMSG_HDRLEN, sizeof ifa);
+  if (ifa.ifa_family != AF_INET || static_cast<int>(ifa.ifa_index) != index ||
+      ifa.ifa_prefixlen != prefixlen || tb[IFA_LOCAL] == nullptr || tb[IFA_ADDRESS] == nullptr ||
+      os::nl::length(tb[IFA_LOCAL]) != 4 || os::nl::length(tb[IFA_ADDRESS]) != 4 ||
+      std::memcmp(os::nl::data(tb[IFA_LOCAL]), local.data(), 4) != 0) {
+    return std::nullopt;
+  }
+  Ipv4Bytes peer{};
+  std::memcpy(peer.data(), os::nl::data(tb[IFA_ADDRESS]), 4);
+  if (peer == local) {
+    return std::nullopt;
+  }
+  return peer;
+}
+
+std::optional<Ipv4Bytes> ipv4_peer(int index, const Ipv4Bytes& local, int prefixlen)
+{
+  struct {
+    nlmsghdr header;
+    ifaddrmsg ifa;
+  } request{};
+  request.header.nlmsg_len = sizeof request;
+  request.header.nlmsg_type = RTM_GETADDR;
+  request.ifa.ifa_family = AF_INET;
+  std::optional<Ipv4Bytes> peer;
+  const DumpResult result = netlink_dump(&request.header, [&](const nlmsghdr* message) {
+    if (!peer) {
+      peer = ipv4_peer_of(message, index, local, prefixlen);
+    }
+  });
+  return result.error == 0 ? peer : std::nullopt;
+}
+
 }  // namespace detail
 
 namespace {

@@ -3,6 +3,7 @@
 // message API: IFLA_LINKINFO { IFLA_INFO_KIND "ipoib", IFLA_INFO_DATA { IFLA_IPOIB_PKEY,
 // IFLA_IPOIB_MODE } } (linux/if_link.h), as `ip link add ... type ipoib` sends.
 #include "inventory/netdev_source.hpp"
+#include "os/netlink_addresses.hpp"
 #include "os/netlink_messages.hpp"
 #include "os/nl_dl.hpp"
 
@@ -190,6 +191,23 @@ private:
                  const std::function<std::string()>& make_hint,
                  std::initializer_list<int> hint_errors)
   {
+    const int refused = exchange(msg, what);
+    if (refused != 0) {
+      std::string message = what + ": the kernel refused: " + std::strerror(refused);
+      if (std::find(hint_errors.begin(), hint_errors.end(), refused) != hint_errors.end()) {
+        const std::string hint = make_hint();
+        if (!hint.empty()) {
+          message += " (" + hint + ")";
+        }
+      }
+      throw BackendError(message);
+    }
+  }
+
+  // Sends the request and waits for the answer: the kernel's errno when it refused, else 0.
+  // Throws when the socket fails.
+  int exchange(const Msg& msg, const std::string& what)
+  {
     int err = nl_send_auto(m_sock, msg.get());
     if (err < 0) {
       throw BackendError(what + ": netlink send failed: " + nl_geterror(err));
@@ -204,31 +222,47 @@ private:
     err = nl_recvmsgs(m_sock, cb);
     nl_cb_put(cb);
     if (state.error != 0) {
-      std::string message = what + ": the kernel refused: " + std::strerror(-state.error);
-      if (std::find(hint_errors.begin(), hint_errors.end(), -state.error) != hint_errors.end()) {
-        const std::string hint = make_hint();
-        if (!hint.empty()) {
-          message += " (" + hint + ")";
-        }
-      }
-      throw BackendError(message);
+      return -state.error;
     }
     if (err < 0) {
       throw BackendError(what + ": netlink: " + nl_geterror(err));
     }
+    return 0;
   }
 
   void address_request(const std::string& name, const IpPrefix& address, bool add)
   {
     connect();
     const std::string what = name + (add ? ": add " : ": remove ") + address.str();
-    const Msg msg(detail::address_request(add, index_of(name, what), address));
-    if (add && address.address.family == Family::ipv6) {
+    const int index = index_of(name, what);
+    const Msg msg(detail::address_request(add, index, address));
+    if (!add && address.address.family == Family::ipv4) {
+      remove_ipv4(msg, what, index, address);
+    } else if (add && address.address.family == Family::ipv6) {
       // The kernel answers a bare EACCES when IPv6 is switched off on the interface.
       send_with(msg, what, [&name] { return ipv6_disabled_hint(name); },
                 {EACCES, EPERM, EAFNOSUPPORT});
     } else {
       send(msg, what, "");
+    }
+  }
+
+  // A point-to-point address (`ip address add L peer P`, from a VPN or by hand) is not found
+  // by its local address twice; named by its peer, it is (netlink_addresses.hpp).
+  void remove_ipv4(const Msg& msg, const std::string& what, int index, const IpPrefix& address)
+  {
+    int refused = exchange(msg, what);
+    if (refused == EADDRNOTAVAIL) {
+      inventory::detail::Ipv4Bytes local{};
+      std::copy_n(address.address.bytes.begin(), local.size(), local.begin());
+      if (const auto peer = inventory::detail::ipv4_peer(index, local, address.length)) {
+        IpAddress named{};
+        std::copy(peer->begin(), peer->end(), named.bytes.begin());
+        refused = exchange(Msg(detail::address_request(false, index, address, named)), what);
+      }
+    }
+    if (refused != 0) {
+      throw BackendError(what + ": the kernel refused: " + std::strerror(refused));
     }
   }
 
@@ -340,7 +374,8 @@ nl_msg* ipoib_mode_request(int index, profile::Mode mode)
   return msg;
 }
 
-nl_msg* address_request(bool add, int index, const IpPrefix& address)
+nl_msg* address_request(bool add, int index, const IpPrefix& address,
+                        const std::optional<IpAddress>& peer)
 {
   const bool v4 = address.address.family == Family::ipv4;
   nl_msg* msg =
@@ -358,7 +393,7 @@ nl_msg* address_request(bool add, int index, const IpPrefix& address)
   const int length = v4 ? 4 : 16;
   if (nlmsg_append(msg, &ifa, sizeof ifa, NLMSG_ALIGNTO) < 0 ||
       nla_put(msg, IFA_LOCAL, length, address.address.bytes.data()) < 0 ||
-      nla_put(msg, IFA_ADDRESS, length, address.address.bytes.data()) < 0) {
+      nla_put(msg, IFA_ADDRESS, length, (peer ? *peer : address.address).bytes.data()) < 0) {
     nlmsg_free(msg);
     throw BackendError("netlink: out of memory");
   }

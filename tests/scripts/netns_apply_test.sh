@@ -242,5 +242,20 @@ grep -q "FAILED" <<<"$(grep rollback "$work/up.out")" &&
   bad "undo up: every rollback step succeeds" "$(cat "$work/up.out")" ||
   ok "undo up: every rollback step succeeds"
 
+# 14. A point-to-point address on a declared interface (`peer`, as a VPN or a hand sets it) goes
+# like any other extra address: the kernel finds it only by its peer, so a delete naming the
+# local address twice was refused (EADDRNOTAVAIL) and the whole apply rolled back.
+fresh
+apply_a >/dev/null 2>&1
+in_a ip addr add 10.99.0.7 peer 10.99.0.8 dev ib0
+out=$(apply_a 2>&1); rc=$?
+expect "peer address: apply exits 0" "$rc" 0
+expect "peer address: removed" "$(in_a ip -j addr show ib0 | grep -c 10.99.0.7)" 0
+expect "peer address: the wanted address stays" \
+  "$(in_a ip -j -4 addr show ib0 | grep -o '"local":"[^"]*","prefixlen":[0-9]*')" \
+  '"local":"10.77.0.1","prefixlen":24'
+grep -q -- "- 10.99.0.7/32 on ib0" <<<"$out" && ok "peer address: removal reported" ||
+  bad "peer address: removal reported" "$out"
+
 echo "netns: $pass passed, $fail failed"
 [ "$fail" = 0 ]

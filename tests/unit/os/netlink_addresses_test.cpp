@@ -14,6 +14,7 @@
 #include <netlink/msg.h>
 
 #include <cstring>
+#include <optional>
 #include <vector>
 
 using namespace ibsetup;
@@ -128,6 +129,55 @@ ifaddrmsg ifa_of(nl_msg* msg)
   ifaddrmsg ifa{};
   std::memcpy(&ifa, nlmsg_data(nlmsg_hdr(msg)), sizeof ifa);
   return ifa;
+}
+
+std::optional<inventory::detail::Ipv4Bytes> peer_in(nl_msg* msg, int index, const char* local,
+                                                    int prefixlen)
+{
+  inventory::detail::Ipv4Bytes l{};
+  EXPECT_EQ(1, inet_pton(AF_INET, local, l.data()));
+  auto peer = inventory::detail::ipv4_peer_of(nlmsg_hdr(msg), index, l, prefixlen);
+  nlmsg_free(msg);
+  return peer;
+}
+
+// `ip address add 10.9.0.1 peer 10.9.0.2 dev ib0`: the kernel's message has IFA_ADDRESS the peer.
+TEST(NetlinkAddresses, PeerOfAPointToPointAddress)
+{
+  const auto l = bytes_of(AF_INET, "10.9.0.1");
+  const auto p = bytes_of(AF_INET, "10.9.0.2");
+  const std::vector<Attr> both{{IFA_ADDRESS, p}, {IFA_LOCAL, l}};
+  const auto peer = peer_in(message(AF_INET, 32, 7, both), 7, "10.9.0.1", 32);
+  ASSERT_TRUE(peer);
+  EXPECT_EQ(p, std::vector<unsigned char>(peer->begin(), peer->end()));
+  // Another link, prefix length or local address; a plain address; IPv6; no IFA_LOCAL.
+  EXPECT_FALSE(peer_in(message(AF_INET, 32, 8, both), 7, "10.9.0.1", 32));
+  EXPECT_FALSE(peer_in(message(AF_INET, 24, 7, both), 7, "10.9.0.1", 32));
+  EXPECT_FALSE(peer_in(message(AF_INET, 32, 7, both), 7, "10.9.0.3", 32));
+  EXPECT_FALSE(
+      peer_in(message(AF_INET, 32, 7, {{IFA_ADDRESS, l}, {IFA_LOCAL, l}}), 7, "10.9.0.1", 32));
+  EXPECT_FALSE(peer_in(message(AF_INET6, 32, 7, both), 7, "10.9.0.1", 32));
+  EXPECT_FALSE(peer_in(message(AF_INET, 32, 7, {{IFA_ADDRESS, p}}), 7, "10.9.0.1", 32));
+  // A short attribute is not read past.
+  EXPECT_FALSE(peer_in(message(AF_INET, 32, 7, {{IFA_ADDRESS, {10, 9}}, {IFA_LOCAL, l}}), 7,
+                       "10.9.0.1", 32));
+}
+
+TEST(NetlinkAddressRequests, DeleteByPeerNamesThePeerAsIfaAddress)
+{
+  const auto prefix = IpPrefix::parse("10.9.0.1/32", Family::ipv4, nullptr).value();
+  const auto peer = IpAddress::parse("10.9.0.2", Family::ipv4).value();
+  nl_msg* msg = apply::detail::address_request(false, 3, prefix, peer);
+  nlattr* tb[IFA_MAX + 1] = {};
+  ASSERT_EQ(0, nlmsg_parse(nlmsg_hdr(msg), sizeof(ifaddrmsg), tb, IFA_MAX, nullptr));
+  EXPECT_EQ(bytes_of(AF_INET, "10.9.0.1"),
+            std::vector<unsigned char>(static_cast<unsigned char*>(nla_data(tb[IFA_LOCAL])),
+                                       static_cast<unsigned char*>(nla_data(tb[IFA_LOCAL])) + 4));
+  EXPECT_EQ(bytes_of(AF_INET, "10.9.0.2"),
+            std::vector<unsigned char>(static_cast<unsigned char*>(nla_data(tb[IFA_ADDRESS])),
+                                       static_cast<unsigned char*>(nla_data(tb[IFA_ADDRESS])) + 4));
+  EXPECT_EQ(32, ifa_of(msg).ifa_prefixlen);
+  nlmsg_free(msg);
 }
 
 TEST(NetlinkAddressRequests, AddSendsLocalAndAddressAsIpDoes)
