@@ -201,6 +201,16 @@ Json parse(std::string_view text)
     }
     return true;
   };
+  // nlohmann's lexer takes a NUL byte for the end of its input and would accept a valid
+  // document followed by a NUL and anything at all (`{"ok":true}\0{"ok":false}`). JSON text
+  // has no NUL outside strings, and one inside a string is a control character, refused too.
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
+    const auto before = text.substr(0, nul);
+    const auto newline = before.rfind('\n');
+    throw ParseError(1 + static_cast<size_t>(std::count(before.begin(), before.end(), '\n')),
+                     nul - (newline == std::string_view::npos ? 0 : newline + 1) + 1,
+                     "a NUL byte; JSON text has none");
+  }
   try {
     return Json::parse(text.data(), text.data() + text.size(), callback);
   } catch (const TooDeep&) {

@@ -29,6 +29,11 @@ inventory_case duplicate-key 's/"host":"[^"]*"/"host":"vm","host":"vn"/' 'duplic
 inventory_case wrong-type 's/"link_width":16/"link_width":"16"/' \
   'devices[0].pci.link_width: expected an integer, got a string'
 
+# A NUL and anything after a valid inventory: the JSON library would stop at the NUL.
+{ cat "$tmp/inv.json"; printf '\0{"not":"read"}'; } >"$tmp/nul.json"
+hostile inventory-nul 3 'nul.json: not an `ibsetup inspect --json` inventory: line 2, column 1: a NUL byte' -- \
+  check "$profile" --node hdr01 --inventory "$tmp/nul.json"
+
 # 100,000 nested arrays: refused at level 65, no stack overflow (parse or destruction).
 {
   printf '{"host":'

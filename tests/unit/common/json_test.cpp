@@ -180,6 +180,17 @@ TEST(JsonRead, NestingIsCapped)
   EXPECT_NO_THROW((void)json::parse("[\"" + std::string(1000, '[') + "\\\"{\"]"));
 }
 
+TEST(JsonRead, ANulByteIsRefusedWhereItIs)
+{
+  // The library would stop at the NUL and accept what came before.
+  EXPECT_EQ("line 1, column 12: a NUL byte; JSON text has none",
+            parse_failure(std::string(R"({"ok":true})") + '\0' + "junk"));
+  EXPECT_EQ("line 2, column 3: a NUL byte; JSON text has none",
+            parse_failure(std::string("{\n  ") + '\0' + "}"));
+  EXPECT_EQ("line 1, column 3: a NUL byte; JSON text has none",
+            parse_failure(std::string("[\"") + '\0' + "\"]"));
+}
+
 TEST(JsonRead, DuplicateKeysAreRefused)
 {
   EXPECT_EQ(R"(duplicate key ok)", parse_failure(R"({"ok":false,"ok":true})"));

@@ -578,6 +578,10 @@ TEST(FleetParse, StrictJsonResults)
       {R"({"host":"a","ok":true,"checks":[],"n":)" + std::string(100, '[') + std::string(100, ']') +
            "}",
        "not JSON: line 1, column 102: arrays and objects nested deeper than 64"},
+      // nlohmann stops at a NUL: the failing result after it was read as a pass.
+      {std::string(R"({"host":"a","ok":true,"checks":[]})") + '\0' +
+           R"({"host":"a","ok":false,"checks":[]})",
+       "not JSON: line 1, column 35: a NUL byte; JSON text has none"},
   };
   for (const auto& [text, message] : bad) {
     const auto input = read("cn1: " + text + "\n");
