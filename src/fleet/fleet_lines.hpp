@@ -3,12 +3,20 @@
 
 #include <ibsetup/fleet.hpp>
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace ibsetup::check {
 
 // Adds one line of the input, of which line holds the first bytes (at most limits.max_line)
 // and length is the whole length: a longer line is its host's invalid output, not parsed.
 void add_line(FleetInput& input, std::string_view line, size_t length, const FleetLimits& limits);
+
+// How many of the lines naming no host (FleetInput::unattributed) are results all the same,
+// begun with '{': a bare line that is not strict JSON, too long, or names no valid host. Such
+// a line is some host's invalid output, so the fleet is not ok; a host's other bare lines
+// (its stderr under `clush -N ... 2>&1`) are only listed.
+size_t unnamed_results(const std::vector<std::string>& unattributed);
 
 }  // namespace ibsetup::check

@@ -4,6 +4,7 @@
 #include <ibsetup/fleet.hpp>
 
 #include "check/metrics_writer.hpp"
+#include "fleet/fleet_lines.hpp"
 
 #include <chrono>
 #include <map>
@@ -34,12 +35,15 @@ std::string fleet_to_metrics(const FleetSummary& s, double now_s)
   Exposition m;
   m.gauges({
       {"ibsetup_fleet_ok",
-       "1 when every expected host answered and passed and no other host failed."},
+       "1 when every expected host answered and passed and no other host failed or printed an "
+       "invalid result."},
       {"ibsetup_fleet_timestamp_seconds", "When the fleet report was made (Unix time)."},
       {"ibsetup_fleet_hosts",
        "Hosts by outcome: passed, failed, invalid (no valid result), no_answer."},
       {"ibsetup_fleet_unexpected_hosts", "Hosts in the input that were not expected."},
       {"ibsetup_fleet_duplicated_hosts", "Hosts that printed more than one result."},
+      {"ibsetup_fleet_unnamed_invalid_lines",
+       "Bare lines begun like a result that are not one and name no host."},
       {"ibsetup_fleet_check_failed_hosts", "Hosts whose results of this check id failed."},
       {"ibsetup_fleet_check_warning_hosts", "Hosts whose results of this check id warned."},
       {"ibsetup_fleet_firmware_hosts", "Hosts reporting this HCA firmware (hca.firmware)."},
@@ -62,6 +66,8 @@ std::string fleet_to_metrics(const FleetSummary& s, double now_s)
   }
   m.set("ibsetup_fleet_unexpected_hosts", {}, static_cast<double>(s.unexpected.size()));
   m.set("ibsetup_fleet_duplicated_hosts", {}, static_cast<double>(s.duplicated.size()));
+  m.set("ibsetup_fleet_unnamed_invalid_lines", {},
+        static_cast<double>(unnamed_results(s.unattributed)));
   count_by_id(m, "ibsetup_fleet_check_failed_hosts", s.failures);
   count_by_id(m, "ibsetup_fleet_check_warning_hosts", s.warnings);
   for (const auto& v : s.firmware) {

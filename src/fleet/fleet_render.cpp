@@ -4,6 +4,7 @@
 
 #include "common/strings.hpp"
 #include "common/json.hpp"
+#include "fleet/fleet_lines.hpp"
 
 #include <algorithm>
 #include <sstream>
@@ -178,7 +179,11 @@ std::string fleet_to_text(const FleetSummary& s)
     out << " (" << s.unexpected.size() << " not expected)";
   }
   out << ": " << s.passed.size() << " passed, " << s.failed.size() << " failed, "
-      << s.invalid.size() << " invalid output, " << s.no_answer.size() << " did not answer\n";
+      << s.invalid.size() << " invalid output, " << s.no_answer.size() << " did not answer";
+  if (const size_t unnamed = unnamed_results(s.unattributed); unnamed > 0) {
+    out << ", " << unnamed << " invalid result" << (unnamed == 1 ? "" : "s") << " naming no host";
+  }
+  out << '\n';
   return out.str();
 }
 
@@ -196,6 +201,7 @@ std::string fleet_to_json(const FleetSummary& s)
   j.key("invalid").value(static_cast<uint64_t>(s.invalid.size()));
   j.key("no_answer").value(static_cast<uint64_t>(s.no_answer.size()));
   j.key("unexpected").value(static_cast<uint64_t>(s.unexpected.size()));
+  j.key("unnamed_invalid").value(static_cast<uint64_t>(unnamed_results(s.unattributed)));
   j.end_object();
   j.key("hosts").begin_object();
   j.key("expected").value(fold_hostlist(s.expected));

@@ -1,4 +1,5 @@
 // Fleet reports: which host each input host is, and the summary grouped by check and value.
+#include "fleet/fleet_lines.hpp"
 #include "os/hostname.hpp"
 
 #include <ibsetup/fleet.hpp>
@@ -85,9 +86,19 @@ std::vector<ValueCount> to_counts(const ValueMap& map)
 
 }  // namespace
 
+size_t unnamed_results(const std::vector<std::string>& unattributed)
+{
+  return static_cast<size_t>(
+      std::count_if(unattributed.begin(), unattributed.end(), [](const std::string& line) {
+        const auto start = line.find_first_not_of(" \t");
+        return start != std::string::npos && line[start] == '{';
+      }));
+}
+
 bool FleetSummary::ok() const
 {
-  return !expected.empty() && failed.empty() && invalid.empty() && no_answer.empty();
+  return !expected.empty() && failed.empty() && invalid.empty() && no_answer.empty() &&
+         unnamed_results(unattributed) == 0;
 }
 
 namespace {

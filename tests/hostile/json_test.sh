@@ -75,6 +75,17 @@ hostile_stdin report-nan 5 'cn02: not JSON: line 1, column ' "$tmp/strict.txt" r
 hostile_stdin report-deep 5 'cn03: not JSON: line 1, column 98: arrays and objects nested deeper than 64' \
   "$tmp/strict.txt" report
 
+# Bare lines (clush -N) and no --expect: a passing host, then a NUL and a failing result on
+# one line, and a forged line that is not strict JSON. Neither may leave the fleet ok.
+{
+  printf '{"host":"cn01","ok":true,"checks":[]}\0{"host":"cn01","ok":false,"checks":[]}\n'
+  echo '{"host":"cn02","ok":true,"checks":[]}'
+  echo '{"host":"cn03","ok":false,"ok":false,"checks":[]}'
+} >"$tmp/bare.txt"
+hostile_stdin report-bare-invalid 5 \
+  'fleet: FAILED: 1 host: 1 passed, 0 failed, 0 invalid output, 0 did not answer, 2 invalid results naming no host' \
+  "$tmp/bare.txt" report
+
 # A read error is an error, not a summary of what came before it.
 hostile report-directory 3 'cannot read the input after line 0: Is a directory' -- report "$tmp"
 # Standard input that fails mid-read: a loopback TCP connection reset after two lines

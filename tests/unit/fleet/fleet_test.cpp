@@ -96,6 +96,32 @@ TEST(FleetParse, PrefixedBareAndClushLines)
             input.unattributed);
 }
 
+// A bare line begun like a result that is not one is some host's invalid output, though ibsetup
+// cannot name the host: the fleet fails (with no expectation that host would be missed
+// entirely). A host's other bare lines (its stderr under clush -N) are only listed.
+TEST(FleetSummary, AnInvalidResultNamingNoHostFailsTheFleet)
+{
+  const auto pass = read(result_json("cn001", k_pass) + "\nibsetup: warning: a note\n");
+  EXPECT_TRUE(summarize_fleet(pass, {}).ok());
+  const std::string bad[] = {
+      R"({"host":"cn002","ok":false,"ok":false,"checks":[]})",  // not strict JSON
+      R"(  {"host":"-bad-","ok":true,"checks":[]})",            // not a host name
+  };
+  for (const auto& line : bad) {
+    const auto input = read(result_json("cn001", k_pass) + "\n" + line + "\n");
+    const auto s = summarize_fleet(input, {});
+    EXPECT_FALSE(s.ok()) << line;
+    const auto text = fleet_to_text(s);
+    EXPECT_NE(std::string::npos,
+              text.find("fleet: FAILED: 1 host: 1 passed, 0 failed, 0 invalid output, 0 did not "
+                        "answer, 1 invalid result naming no host\n"))
+        << text;
+    EXPECT_NE(std::string::npos, fleet_to_json(s).find(R"("unnamed_invalid":1)"));
+    EXPECT_NE(std::string::npos,
+              fleet_to_metrics(s, 0).find("\nibsetup_fleet_unnamed_invalid_lines 1\n"));
+  }
+}
+
 // pdsh speaks of a host as "pdsh@NODE: HOST: ..." (NODE: where pdsh runs), as clush does as
 // "clush: HOST: ...", and "sending signal N to HOST [...". What does not have those forms names
 // no host.
