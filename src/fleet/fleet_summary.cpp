@@ -33,28 +33,38 @@ bool is_word_char(char c)
 }
 
 // The message with whole-word mentions of the host (full or short name) as "{host}", so that
-// "cn003: no route to cn064" and "cn004: no route to cn064" are one kind.
-std::string mask_host(std::string message, const std::string& host)
+// "cn003: no route to cn064" and "cn004: no route to cn064" are one kind. One pass that copies
+// as it goes: replacing in place moved the rest of the message at every mention (ten hosts'
+// 1 MiB messages of their own names took 41 s), and the short name was then searched for in
+// the "{host}" put in for the full one (host.site's "host.site" became "{{host}}").
+std::string mask_host(const std::string& message, const std::string& host)
 {
   std::vector<std::string> names = {host};
   if (const auto name = counted_name(host); !name.empty() && name != host) {
     names.push_back(name);  // not the first number of an IPv4 address
   }
-  for (const auto& name : names) {
-    size_t pos = 0;
-    while ((pos = message.find(name, pos)) != std::string::npos) {
-      const size_t end = pos + name.size();
-      const bool starts = pos == 0 || !is_word_char(message[pos - 1]);
-      const bool ends = end == message.size() || !is_word_char(message[end]);
-      if (starts && ends) {
-        message.replace(pos, name.size(), "{host}");
-        pos += 6;
-      } else {
-        pos = end;
+  std::string out;
+  out.reserve(message.size());
+  size_t i = 0;
+  while (i < message.size()) {
+    size_t end = 0;
+    if (i == 0 || !is_word_char(message[i - 1])) {
+      for (const auto& name : names) {  // the full name first: it is the longer
+        if (!name.empty() && message.compare(i, name.size(), name) == 0 &&
+            (i + name.size() == message.size() || !is_word_char(message[i + name.size()]))) {
+          end = i + name.size();
+          break;
+        }
       }
     }
+    if (end != 0) {
+      out += "{host}";
+      i = end;
+    } else {
+      out += message[i++];
+    }
   }
-  return message;
+  return out;
 }
 
 using GroupMap = std::map<std::pair<std::string, std::string>, std::set<std::string>>;

@@ -298,6 +298,35 @@ TEST(FleetSummary, MaskingIsWholeWord)
   EXPECT_EQ("{host} to cn10 via {host}.ib: lost", s.failures[0].message);
 }
 
+TEST(FleetSummary, MaskingIsOnePassOverTheMessage)
+{
+  // The "{host}" put in is not searched again for the short name (it was: "{{host}}").
+  const auto named_host = summarize_fleet(
+      read("host.site: " + result_json("host.site",
+                                       check_json("ip.peer", "fail", "", "host.site lost host"),
+                                       false)),
+      {});
+  ASSERT_EQ(1U, named_host.failures.size());
+  EXPECT_EQ("{host} lost {host}", named_host.failures[0].message);
+  // The full name and the short one, each whole.
+  const auto full = summarize_fleet(
+      read("cn1.site: " + result_json("cn1.site",
+                                      check_json("ip.peer", "fail", "", "cn1.site is cn1, cn1x"),
+                                      false)),
+      {});
+  ASSERT_EQ(1U, full.failures.size());
+  EXPECT_EQ("{host} is {host}, cn1x", full.failures[0].message);
+  // 400,000 mentions in one message, each replaced.
+  std::string words;
+  for (int i = 0; i < 400000; ++i) {
+    words += "a ";
+  }
+  const auto many = summarize_fleet(
+      read("a: " + result_json("a", check_json("x", "fail", "", words), false)), {});
+  ASSERT_EQ(1U, many.failures.size());
+  EXPECT_EQ(400000U * 7, many.failures[0].message.size());
+}
+
 TEST(FleetSummary, FirmwareAndRatesCountHostsOnce)
 {
   const auto fw = [](const std::string& v) {
