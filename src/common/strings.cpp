@@ -239,12 +239,16 @@ bool is_control(uint32_t cp)
 
 // Characters a terminal shows as nothing but which change what the text around them looks
 // like: the Unicode line and paragraph separators (some terminals and viewers break the line
-// there) and the bidirectional controls (U+061C, U+200E-U+200F, U+202A-U+202E,
-// U+2066-U+2069), which can reorder a line so that it reads differently from its bytes.
+// there), the bidirectional controls (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069),
+// which can reorder a line so that it reads differently from its bytes, and the invisible
+// characters (soft hyphen U+00AD, U+180E, zero width space and joiners U+200B-U+200D, word
+// joiner and invisible operators U+2060-U+2064, U+FEFF), with which "cn01" and "cn<U+200B>01"
+// look the same.
 static bool is_invisible_format(uint32_t cp)
 {
-  return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
-         (cp >= 0x2066 && cp <= 0x2069);
+  return cp == 0x00ad || cp == 0x061c || cp == 0x180e || (cp >= 0x200b && cp <= 0x200f) ||
+         (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2064) ||
+         (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff;
 }
 
 std::string escape_text(std::string_view s, bool keep_lines)

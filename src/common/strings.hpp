@@ -58,8 +58,9 @@ bool is_control(uint32_t cp);
 // of well-formed UTF-8 is shown escaped, so the text can neither move the cursor, change
 // colours, ring the bell nor start a line of its own. "\n", "\r" and "\t" stand for newline,
 // carriage return and tab, "\x1b" for other C0 controls, DEL and invalid bytes, "\u0085" for
-// C1 controls, and "\u202e" for the Unicode line and paragraph separators and bidirectional
-// controls (which reorder how a line reads). Printable text, other UTF-8 included, is returned
+// C1 controls, and "\u202e" for the Unicode line and paragraph separators, bidirectional
+// controls (which reorder how a line reads) and invisible characters such as U+200B (which make
+// two names look alike). Printable text, other UTF-8 included, is returned
 // unchanged. With keep_lines (for whole, already formatted output), newlines and tabs are kept,
 // and so are the separators and bidirectional controls (its fields were escaped on their own).
 std::string escape_text(std::string_view s, bool keep_lines = false);

@@ -109,6 +109,22 @@ TEST(Strings, EscapeTextShowsLineSeparatorsAndBidiControls)
   EXPECT_EQ("fw=\"1.2\xE2\x80\xA8\"\n", escape_text("fw=\"1.2\xE2\x80\xA8\"\n", true));
 }
 
+// Invisible characters make two names look alike: "cn01" and "cn<U+200B>01".
+TEST(Strings, EscapeTextShowsInvisibleCharacters)
+{
+  EXPECT_EQ("cn\\u200b01", escape_text("cn\xE2\x80\x8B"
+                                       "01"));
+  for (const char* c : {"\xC2\xAD", "\xE1\xA0\x8E", "\xE2\x80\x8C", "\xE2\x80\x8D", "\xE2\x81\xA0",
+                        "\xE2\x81\xA4", "\xEF\xBB\xBF"}) {
+    EXPECT_EQ('\\', escape_text(c).front()) << escape_text(c);
+    EXPECT_EQ(c, escape_text(c, true));  // kept in whole formatted output
+  }
+  // Visible neighbours stay: U+00AC, U+200A (hair space), U+FEFE (unassigned, not a control).
+  for (const char* c : {"\xC2\xAC", "\xE2\x80\x8A"}) {
+    EXPECT_EQ(c, escape_text(c));
+  }
+}
+
 TEST(Strings, EscapeTextShowsBytesThatAreNotUtf8)
 {
   // Latin-1, a stray continuation byte, a cut sequence, an overlong '/', a lone surrogate.
