@@ -75,10 +75,46 @@ std::vector<std::string> numeric_entries(const SysfsReader& fs, const std::strin
   return entries;
 }
 
-// Counters the kernel keeps in 8, 16 or 32 bits saturate instead of wrapping.
-bool saturated(uint64_t v)
+// Whether a counter sits at its maximum, where it stays instead of wrapping. The widths are
+// the kernel's (drivers/infiniband/core/sysfs.c, PORT_PMA_ATTR): 16 bits for symbol_error
+// is not stuck at 255, and a 4-bit local_link_integrity_errors is at 15. The data and packet
+// counters are 32 bits, or 64 where the HCA has the extended set (PORT_PMA_ATTR_EXT), which
+// sysfs does not show: both maxima count. A name not listed (a driver's own): any of them.
+bool saturated(const std::string& name, uint64_t v)
 {
-  return v == 255 || v == 65535 || v == 4294967295ULL;
+  constexpr uint64_t k_all = ~uint64_t{0};
+  static const std::pair<const char*, int> widths[] = {
+      {"symbol_error", 16},
+      {"link_error_recovery", 8},
+      {"link_downed", 8},
+      {"port_rcv_errors", 16},
+      {"port_rcv_remote_physical_errors", 16},
+      {"port_rcv_switch_relay_errors", 16},
+      {"port_xmit_discards", 16},
+      {"port_xmit_constraint_errors", 8},
+      {"port_rcv_constraint_errors", 8},
+      {"local_link_integrity_errors", 4},
+      {"excessive_buffer_overrun_errors", 4},
+      {"VL15_dropped", 16},
+      {"port_xmit_wait", 32},
+      {"port_xmit_data", 0},  // 0: 32 or 64
+      {"port_rcv_data", 0},
+      {"port_xmit_packets", 0},
+      {"port_rcv_packets", 0},
+      {"unicast_xmit_packets", 64},
+      {"unicast_rcv_packets", 64},
+      {"multicast_xmit_packets", 64},
+      {"multicast_rcv_packets", 64},
+  };
+  for (const auto& [counter, bits] : widths) {
+    if (name == counter) {
+      if (bits == 0) {
+        return v == 0xffffffffULL || v == k_all;
+      }
+      return v == (bits == 64 ? k_all : (uint64_t{1} << bits) - 1);
+    }
+  }
+  return v == 0xffULL || v == 0xffffULL || v == 0xffffffffULL || v == k_all;
 }
 
 Port read_port(const Reader& r, const std::string& base, int number, const ReadScope& scope)
@@ -137,7 +173,7 @@ Port read_port(const Reader& r, const std::string& base, int number, const ReadS
               },
               "a number")) {
         p.counters[name] = static_cast<uint64_t>(*v);
-        if (saturated(static_cast<uint64_t>(*v))) {
+        if (saturated(name, static_cast<uint64_t>(*v))) {
           p.saturated.push_back(name);
         }
       }

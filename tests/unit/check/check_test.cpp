@@ -303,6 +303,21 @@ const Case k_cases[] = {
      "mlx5_0/1: link_downed 255 (saturated: the real count is higher; reset the counters), "
      "expected at most 300",
      "    checks: {counters: {link_downed: 300}}\n"},
+    // Each counter saturates at its own width: 4 bits here, and symbol_error (16 bits) at
+    // 255 is a count like any other.
+    {"counter_saturated_4_bits",
+     {{k_port + "counters/local_link_integrity_errors", "15"}},
+     "port.counters",
+     "mlx5_0/1:local_link_integrity_errors",
+     "mlx5_0/1: local_link_integrity_errors 15 (saturated: the real count is higher; reset the "
+     "counters), expected at most 100",
+     "    checks: {counters: {local_link_integrity_errors: 100}}\n"},
+    {"counter_255_of_16_bits",
+     {{k_port + "counters/symbol_error", "255"}},
+     "port.counters",
+     "mlx5_0/1:symbol_error",
+     "mlx5_0/1: symbol_error 255, expected at most 10",
+     "    checks: {counters: {symbol_error: 10}}\n"},
     {"ipoib_missing", {{"class/net/ib1", ""}}, "ipoib.exists", "ib1", "ib1: no such interface"},
     {"ipoib_no_carrier",
      {{"class/net/ib0/carrier", "0"}, {"class/net/ib0/operstate", "down"}},
