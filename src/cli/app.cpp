@@ -15,6 +15,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -366,10 +367,30 @@ int run_command(int argc, char** argv)
   }
 }
 
+// A descriptor 0-2 closed at start would be the next file ibsetup opens: with `apply >&-` the
+// lock file became standard output, took the progress lines, and every later apply refused it
+// ("not a pid"). Each closed one is held by /dev/null opened so that it cannot be used, as
+// glibc does for set-user-ID programs: reading 0 and writing 1 or 2 fail with EBADF, as on a
+// closed descriptor, so a closed standard output still stops apply (README, exit code 7).
+void hold_standard_descriptors()
+{
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) {
+      continue;
+    }
+    const int held = ::open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+    if (held >= 0 && held != fd) {  // the lowest free number is fd; not so if fd was taken since
+      ::dup2(held, fd);
+      ::close(held);
+    }
+  }
+}
+
 }  // namespace
 
 int run(int argc, char** argv)
 {
+  hold_standard_descriptors();
   const SafeOutput safe_output;
   return finish_output(run_command(argc, argv));
 }

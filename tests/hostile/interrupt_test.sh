@@ -111,6 +111,24 @@ judge stdout-closed-json 7 '"ok":false' "$before"
 grep -qF 'standard output is closed; the report follows here' "$out" ||
   bad "stdout-closed-json: the report is not on stderr"
 
+# Standard output closed before the start (`>&-`): the lock file used to be opened as
+# descriptor 1 and took the progress lines, and the apply went on (exit 0); every later apply
+# then refused the lock ("not a pid"). Now a closed output stops the apply, the lock holds only
+# a pid, and a quiet apply, which writes nothing there, still runs.
+fresh
+before=$(snapshot)
+out=$tmp/closed.out
+rm -f "$tmp/lock"
+timeout 60 ip netns exec "$ns" "$bin" "${apply_args[@]}" --step-delay-ms 100 >&- 2>"$out"
+code=$?
+judge stdout-closed-at-start 7 "standard output is closed: stopping after the current step" "$before"
+grep -qx '[0-9]*' "$tmp/lock" && ok "stdout-closed-at-start: the lock holds a pid" ||
+  bad "stdout-closed-at-start: the lock holds: $(head -c 200 "$tmp/lock" | cat -v)"
+timeout 60 ip netns exec "$ns" "$bin" "${apply_args[@]}" -q >&- 2>"$out"
+code=$?
+[ "$code" = 0 ] && [ "$(snapshot)" != "$before" ] && ok "stdout-closed-at-start: -q applies" ||
+  bad "stdout-closed-at-start: -q: exit $code; $(head -5 "$out")"
+
 # Uninterrupted, the same apply completes (the cases above were interrupted, not broken).
 fresh
 out=$tmp/full.out
