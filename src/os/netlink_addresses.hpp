@@ -25,10 +25,10 @@ using Ipv4Bytes = std::array<uint8_t, 4>;
 std::optional<Ipv4Bytes> ipv4_peer_of(const nlmsghdr* message, int index, const Ipv4Bytes& local,
                                       int prefixlen);
 
-// The same from one RTM_GETADDR dump of this host (the first match). RTM_DELADDR must name
-// such an address by its peer: the kernel matches IFA_ADDRESS against the peer, so a request
-// naming the local address twice (as `ip address del` does) is refused with EADDRNOTAVAIL.
-// nullopt when the dump fails or holds no such address.
+// The same from one RTM_GETADDR dump of this host (the first match): why an RTM_DELADDR
+// naming the local address twice (as `ip address del` does) was refused with EADDRNOTAVAIL,
+// since the kernel matches IFA_ADDRESS against the peer. nullopt when the dump fails or holds
+// no such address.
 std::optional<Ipv4Bytes> ipv4_peer(int index, const Ipv4Bytes& local, int prefixlen);
 
 }  // namespace ibsetup::inventory::detail

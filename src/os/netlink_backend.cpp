@@ -237,7 +237,7 @@ private:
     const int index = index_of(name, what);
     const Msg msg(detail::address_request(add, index, address));
     if (!add && address.address.family == Family::ipv4) {
-      remove_ipv4(msg, what, index, address);
+      send_with(msg, what, [&] { return peer_hint(name, index, address); }, {EADDRNOTAVAIL});
     } else if (add && address.address.family == Family::ipv6) {
       // The kernel answers a bare EACCES when IPv6 is switched off on the interface.
       send_with(msg, what, [&name] { return ipv6_disabled_hint(name); },
@@ -247,23 +247,26 @@ private:
     }
   }
 
-  // A point-to-point address (`ip address add L peer P`, from a VPN or by hand) is not found
-  // by its local address twice; named by its peer, it is (netlink_addresses.hpp).
-  void remove_ipv4(const Msg& msg, const std::string& what, int index, const IpPrefix& address)
+  // Why the kernel found no such address: a point-to-point one (`ip address add L peer P`, by
+  // a VPN or by hand) is found only by its peer, so the delete named the wrong address. It is
+  // not removed by its peer: the rollback (LinkBackend::add_address) could not put the peer
+  // back, and the kernel deletes the addresses of the peer's network with it (as secondaries),
+  // which the plan does not know. Whoever set it up removes it; the apply changes nothing.
+  static std::string peer_hint(const std::string& name, int index, const IpPrefix& address)
   {
-    int refused = exchange(msg, what);
-    if (refused == EADDRNOTAVAIL) {
-      inventory::detail::Ipv4Bytes local{};
-      std::copy_n(address.address.bytes.begin(), local.size(), local.begin());
-      if (const auto peer = inventory::detail::ipv4_peer(index, local, address.length)) {
-        IpAddress named{};
-        std::copy(peer->begin(), peer->end(), named.bytes.begin());
-        refused = exchange(Msg(detail::address_request(false, index, address, named)), what);
-      }
+    inventory::detail::Ipv4Bytes local{};
+    std::copy_n(address.address.bytes.begin(), local.size(), local.begin());
+    const auto peer = inventory::detail::ipv4_peer(index, local, address.length);
+    if (!peer) {
+      return "";
     }
-    if (refused != 0) {
-      throw BackendError(what + ": the kernel refused: " + std::strerror(refused));
-    }
+    IpAddress p{};
+    std::copy(peer->begin(), peer->end(), p.bytes.begin());
+    return "a point-to-point address with peer " + p.str() +
+           ", which ibsetup does not remove since a rollback could not restore its peer; remove "
+           "it with: ip address del " +
+           address.address.str() + " peer " + p.str() + "/" + std::to_string(address.length) +
+           " dev " + name;
   }
 
   static std::string ipv6_disabled_hint(const std::string& name)
@@ -374,8 +377,7 @@ nl_msg* ipoib_mode_request(int index, profile::Mode mode)
   return msg;
 }
 
-nl_msg* address_request(bool add, int index, const IpPrefix& address,
-                        const std::optional<IpAddress>& peer)
+nl_msg* address_request(bool add, int index, const IpPrefix& address)
 {
   const bool v4 = address.address.family == Family::ipv4;
   nl_msg* msg =
@@ -393,7 +395,7 @@ nl_msg* address_request(bool add, int index, const IpPrefix& address,
   const int length = v4 ? 4 : 16;
   if (nlmsg_append(msg, &ifa, sizeof ifa, NLMSG_ALIGNTO) < 0 ||
       nla_put(msg, IFA_LOCAL, length, address.address.bytes.data()) < 0 ||
-      nla_put(msg, IFA_ADDRESS, length, (peer ? *peer : address.address).bytes.data()) < 0) {
+      nla_put(msg, IFA_ADDRESS, length, address.address.bytes.data()) < 0) {
     nlmsg_free(msg);
     throw BackendError("netlink: out of memory");
   }

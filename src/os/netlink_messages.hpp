@@ -27,9 +27,7 @@ nl_msg* ipoib_mode_request(int index, profile::Mode mode);
 // RTM_NEWADDR (add: NLM_F_CREATE | NLM_F_EXCL) or RTM_DELADDR of address on the link with that
 // ifindex, byte for byte what libnl-route's rtnl_addr_build_{add,delete}_request built before
 // and what `ip address add` sends: IFA_LOCAL and IFA_ADDRESS both the address, host scope for
-// 127.0.0.0/8, else universe; IFA_ADDRESS is peer instead when given (an IPv4 point-to-point
-// address). Free with nlmsg_free.
-nl_msg* address_request(bool add, int index, const IpPrefix& address,
-                        const std::optional<IpAddress>& peer = std::nullopt);
+// 127.0.0.0/8, else universe. Free with nlmsg_free.
+nl_msg* address_request(bool add, int index, const IpPrefix& address);
 
 }  // namespace ibsetup::apply::detail

@@ -163,23 +163,6 @@ TEST(NetlinkAddresses, PeerOfAPointToPointAddress)
                        "10.9.0.1", 32));
 }
 
-TEST(NetlinkAddressRequests, DeleteByPeerNamesThePeerAsIfaAddress)
-{
-  const auto prefix = IpPrefix::parse("10.9.0.1/32", Family::ipv4, nullptr).value();
-  const auto peer = IpAddress::parse("10.9.0.2", Family::ipv4).value();
-  nl_msg* msg = apply::detail::address_request(false, 3, prefix, peer);
-  nlattr* tb[IFA_MAX + 1] = {};
-  ASSERT_EQ(0, nlmsg_parse(nlmsg_hdr(msg), sizeof(ifaddrmsg), tb, IFA_MAX, nullptr));
-  EXPECT_EQ(bytes_of(AF_INET, "10.9.0.1"),
-            std::vector<unsigned char>(static_cast<unsigned char*>(nla_data(tb[IFA_LOCAL])),
-                                       static_cast<unsigned char*>(nla_data(tb[IFA_LOCAL])) + 4));
-  EXPECT_EQ(bytes_of(AF_INET, "10.9.0.2"),
-            std::vector<unsigned char>(static_cast<unsigned char*>(nla_data(tb[IFA_ADDRESS])),
-                                       static_cast<unsigned char*>(nla_data(tb[IFA_ADDRESS])) + 4));
-  EXPECT_EQ(32, ifa_of(msg).ifa_prefixlen);
-  nlmsg_free(msg);
-}
-
 TEST(NetlinkAddressRequests, AddSendsLocalAndAddressAsIpDoes)
 {
   const auto prefix = IpPrefix::parse("10.100.3.1/24", Family::ipv4, nullptr).value();
