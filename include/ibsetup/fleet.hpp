@@ -98,7 +98,8 @@ struct FleetSummary {
   std::vector<HostRecord> problems;  // the invalid and no_answer hosts, with their lines
   std::vector<std::string> unattributed;
 
-  // Every expected host answered and passed, and no other host failed or said nothing valid.
+  // Every expected host answered and passed, no other host failed or said nothing valid, and
+  // no line naming no host is a result that is not valid (begun with '{').
   bool ok() const;
 };
 

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
+#include <utility>
 
 namespace ibsetup::util {
 
@@ -240,15 +242,21 @@ bool is_control(uint32_t cp)
 // Characters a terminal shows as nothing but which change what the text around them looks
 // like: the Unicode line and paragraph separators (some terminals and viewers break the line
 // there), the bidirectional controls (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069),
-// which can reorder a line so that it reads differently from its bytes, and the invisible
-// characters (soft hyphen U+00AD, U+180E, zero width space and joiners U+200B-U+200D, word
-// joiner and invisible operators U+2060-U+2064, U+FEFF), with which "cn01" and "cn<U+200B>01"
-// look the same.
+// which can reorder a line so that it reads differently from its bytes, and the rest of
+// Unicode's default ignorable code points (DerivedCoreProperties.txt), such as U+200B or a
+// variation selector, with which "cn01" and "cn01<U+200B>" look the same.
 static bool is_invisible_format(uint32_t cp)
 {
-  return cp == 0x00ad || cp == 0x061c || cp == 0x180e || (cp >= 0x200b && cp <= 0x200f) ||
-         (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2064) ||
-         (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff;
+  static constexpr std::pair<uint32_t, uint32_t> k_ranges[] = {
+      {0x00ad, 0x00ad},   {0x034f, 0x034f}, {0x061c, 0x061c},   {0x115f, 0x1160},
+      {0x17b4, 0x17b5},   {0x180b, 0x180f}, {0x200b, 0x200f},   {0x2028, 0x202e},
+      {0x2060, 0x206f},   {0x3164, 0x3164}, {0xfe00, 0xfe0f},   {0xfeff, 0xfeff},
+      {0xffa0, 0xffa0},   {0xfff0, 0xfff8}, {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a},
+      {0xe0000, 0xe0fff},
+  };
+  return cp >= 0x00ad && std::any_of(std::begin(k_ranges), std::end(k_ranges), [cp](const auto& r) {
+           return cp >= r.first && cp <= r.second;
+         });
 }
 
 std::string escape_text(std::string_view s, bool keep_lines)

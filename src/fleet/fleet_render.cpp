@@ -20,6 +20,14 @@ std::string esc(const std::string& s)
   return util::escape_text(s);
 }
 
+// A host's line as printed: quoted, with what JSON escapes (the controls) escaped as JSON does,
+// and what escape_text alone shows escaped (bidirectional controls, separators, invisible
+// characters) escaped too; json_quote keeps those as data.
+std::string quoted(const std::string& line)
+{
+  return util::escape_text(json_quote(line));
+}
+
 std::string hosts_count(size_t n)
 {
   return std::to_string(n) + (n == 1 ? " host" : " hosts");
@@ -95,11 +103,11 @@ void print_problems(std::ostream& out, const FleetSummary& s, Outcome outcome)
     if (outcome == Outcome::invalid) {
       out << "  " << esc(p.host) << ": " << esc(p.problem) << '\n';
       for (const auto& line : p.lines) {
-        out << "    " << json_quote(line) << '\n';
+        out << "    " << quoted(line) << '\n';
       }
     } else {
       for (const auto& line : p.lines) {
-        out << "  " << esc(p.host) << ": " << json_quote(line) << '\n';
+        out << "  " << esc(p.host) << ": " << quoted(line) << '\n';
       }
     }
   }
@@ -170,7 +178,7 @@ std::string fleet_to_text(const FleetSummary& s)
   if (!s.unattributed.empty()) {
     out << "lines naming no host:\n";
     for (const auto& line : s.unattributed) {
-      out << "  " << json_quote(line) << '\n';
+      out << "  " << quoted(line) << '\n';
     }
   }
   const size_t total = s.passed.size() + s.failed.size() + s.invalid.size() + s.no_answer.size();

@@ -89,7 +89,7 @@ TEST(Strings, EscapeTextShowsEveryControlCharacter)
 
 // Shown as nothing, but they change how the line around them reads: the line and paragraph
 // separators, and the bidirectional controls ("Trojan Source": U+202E makes "fail" display as
-// "liaf"). Their neighbours (U+2027, U+202F, U+2065, U+206A) are left alone.
+// "liaf"). Their visible neighbours (U+2027, U+202F, U+2070) are left alone.
 TEST(Strings, EscapeTextShowsLineSeparatorsAndBidiControls)
 {
   EXPECT_EQ("pass\\u2028fail", escape_text("pass\xE2\x80\xA8"
@@ -101,7 +101,7 @@ TEST(Strings, EscapeTextShowsLineSeparatorsAndBidiControls)
                         "\xE2\x81\xA9"}) {
     EXPECT_EQ('\\', escape_text(c).front()) << escape_text(c);
   }
-  for (const char* c : {"\xE2\x80\xA7", "\xE2\x80\xAF", "\xE2\x81\xA5", "\xE2\x81\xAA"}) {
+  for (const char* c : {"\xE2\x80\xA7", "\xE2\x80\xAF", "\xE2\x81\xB0"}) {
     EXPECT_EQ(c, escape_text(c));
   }
   // Whole formatted output (the stdout guard) keeps them: its fields were escaped on their own,
@@ -109,18 +109,23 @@ TEST(Strings, EscapeTextShowsLineSeparatorsAndBidiControls)
   EXPECT_EQ("fw=\"1.2\xE2\x80\xA8\"\n", escape_text("fw=\"1.2\xE2\x80\xA8\"\n", true));
 }
 
-// Invisible characters make two names look alike: "cn01" and "cn<U+200B>01".
+// Invisible characters (Unicode's default ignorables) make two names look alike: "cn01" and
+// "cn<U+200B>01", or "cn01<U+FE0F>".
 TEST(Strings, EscapeTextShowsInvisibleCharacters)
 {
   EXPECT_EQ("cn\\u200b01", escape_text("cn\xE2\x80\x8B"
                                        "01"));
-  for (const char* c : {"\xC2\xAD", "\xE1\xA0\x8E", "\xE2\x80\x8C", "\xE2\x80\x8D", "\xE2\x81\xA0",
-                        "\xE2\x81\xA4", "\xEF\xBB\xBF"}) {
+  EXPECT_EQ("cn01\\ufe0f", escape_text("cn01\xEF\xB8\x8F"));
+  EXPECT_EQ("\\ue0041", escape_text("\xF3\xA0\x81\x81"));  // a tag character
+  for (const char* c :
+       {"\xC2\xAD", "\xCD\x8F", "\xE1\x85\x9F", "\xE1\xA0\x8E", "\xE2\x80\x8C", "\xE2\x80\x8D",
+        "\xE2\x81\xA0", "\xE2\x81\xA4", "\xE2\x81\xAA", "\xE3\x85\xA4", "\xEF\xBB\xBF",
+        "\xEF\xBE\xA0", "\xEF\xBF\xB0", "\xF0\x9B\xB2\xA0", "\xF0\x9D\x85\xB3"}) {
     EXPECT_EQ('\\', escape_text(c).front()) << escape_text(c);
     EXPECT_EQ(c, escape_text(c, true));  // kept in whole formatted output
   }
-  // Visible neighbours stay: U+00AC, U+200A (hair space), U+FEFE (unassigned, not a control).
-  for (const char* c : {"\xC2\xAC", "\xE2\x80\x8A"}) {
+  // Visible neighbours stay: U+00AC, U+200A (hair space), U+FE10, U+FFFC.
+  for (const char* c : {"\xC2\xAC", "\xE2\x80\x8A", "\xEF\xB8\x90", "\xEF\xBF\xBC"}) {
     EXPECT_EQ(c, escape_text(c));
   }
 }

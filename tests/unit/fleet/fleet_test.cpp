@@ -122,6 +122,20 @@ TEST(FleetSummary, AnInvalidResultNamingNoHostFailsTheFleet)
   }
 }
 
+// A host's lines are quoted with the invisible and bidirectional characters shown, as every
+// other field is: JSON's quoting keeps them as data.
+TEST(FleetRender, QuotedLinesShowInvisibleCharacters)
+{
+  const auto input = read(
+      "cn1: cn\xE2\x80\x8B"
+      "01 \xE2\x80\xAE"
+      "kcolb\n"
+      "stray \xEF\xBB\xBF\n");
+  const auto text = fleet_to_text(summarize_fleet(input, {}));
+  EXPECT_NE(std::string::npos, text.find("\"cn1: cn\\u200b01 \\u202ekcolb\"")) << text;
+  EXPECT_NE(std::string::npos, text.find("\"stray \\ufeff\"")) << text;
+}
+
 // pdsh speaks of a host as "pdsh@NODE: HOST: ..." (NODE: where pdsh runs), as clush does as
 // "clush: HOST: ...", and "sending signal N to HOST [...". What does not have those forms names
 // no host.
