@@ -137,10 +137,10 @@ public:
 
   void step(const std::string& what)
   {
+    m_current = what;  // named in the failure, even when the step does not start
     if (m_options.interrupted()) {
-      throw CallError("interrupted");
+      throw CallError("interrupted before this step");
     }
-    m_current = what;
   }
 
   void done(const std::string& what)

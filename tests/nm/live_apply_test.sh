@@ -244,5 +244,24 @@ expect "NM + firmware in sync: nothing set" "$(grep -c ' set ' "$work/fw-log")" 
 expect "NM + firmware in sync: ib0 stored" "$(show ibsetup-ib0 | grep -o 'ipv4.addresses:[^ ]*')" \
   "ipv4.addresses:10.20.0.1/16"
 
+# SIGTERM between steps: the error names the step that did not start (one interrupted before
+# the first step named none: "error: : interrupted"), the checkpoint rolls back, and
+# NetworkManager holds what it held. "$ibsetup", not the apply function: a function in the
+# background is a subshell, whose pid would take the signal instead.
+nmcli connection delete ibsetup-ib1 >/dev/null
+snapshot "$conns" >"$work/before"
+"$ibsetup" apply "$profile" --node nm01 --lock-file "$work/lock" --no-activate \
+  --step-delay-ms 2000 >"$work/term.out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q "add ibsetup-ib1 .* ok" "$work/term.out" && break; sleep 0.05; done
+kill -TERM "$pid"
+wait "$pid"
+expect "SIGTERM between steps: exit 7" "$?" 7
+contains "SIGTERM between steps: the step not started is named" "$(cat "$work/term.out")" \
+  ": interrupted before this step; rolled back through checkpoint"
+expect "SIGTERM between steps: no step without a name" "$(grep -c 'error: : ' "$work/term.out")" 0
+snapshot "$conns" >"$work/after"
+expect "SIGTERM between steps: NetworkManager as before" "$(diff "$work/before" "$work/after")" ""
+
 echo "nm live: $pass passed, $fail failed"
 [ "$fail" = 0 ]
