@@ -161,9 +161,13 @@ PipelineCommands::PipelineCommands(CLI::App& app)
   m_apply->add_option("--adopt-dir", m_adopt_dir,
                       "Where --adopt saves the profiles it deletes (default "
                       "/var/lib/ibsetup/adopted)");
-  m_apply->add_option("--rollback-timeout", m_rollback_timeout,
-                      "NetworkManager backend: seconds after which NetworkManager rolls back "
-                      "by itself if ibsetup dies (default 120)");
+  // 0 would be NetworkManager's "never": a checkpoint left for ever by a killed ibsetup, which
+  // every later apply then fails on.
+  m_apply
+      ->add_option("--rollback-timeout", m_rollback_timeout,
+                   "NetworkManager backend: seconds after which NetworkManager rolls back by "
+                   "itself if ibsetup dies (1-86400, default 120)")
+      ->check(CLI::Range(1, 86400));
   m_apply
       ->add_option("--wait", m_wait, "Wait up to SECONDS for another apply to finish (default 0)")
       ->check(CLI::Range(0, 1000000));

@@ -23,6 +23,8 @@ check version 0 '^ibsetup [0-9]+\.[0-9]+\.[0-9]+$' -- --version
 check help 0 'Exit codes:' -- --help
 check no-subcommand 2 'Usage' --
 check bad-option 2 'not expected|unknown|The following arguments' -- validate --frobnicate x
+# 0 is NetworkManager's "never": a killed apply would leave its checkpoint for ever.
+check rollback-timeout-zero 2 'rollback-timeout: Value 0 not in range 1 to 86400' -- apply "$src/profiles/lab.yaml" --rollback-timeout 0
 check validate-ok 0 'ok: 3 groups, 581 hosts' -- validate "$src/profiles/cluster-512.yaml"
 check validate-missing 4 '^ibsetup: error: /nonexistent.yaml: cannot open the profile' -- validate /nonexistent.yaml
 check validate-bad 3 'unknown-key.yaml:4:5: nodes\[0\].interfaec: unknown key' -- validate "$src/tests/data/profile/invalid/unknown-key.yaml"
