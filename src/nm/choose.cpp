@@ -1,4 +1,5 @@
 // Backend "auto": is NetworkManager running, and does it manage the declared interfaces?
+#include <ibsetup/error.hpp>
 #include <ibsetup/nm.hpp>
 
 #include "nm/client.hpp"
@@ -16,6 +17,10 @@ BackendChoice plugin::choose_backend(const profile::ResolvedNode& node)
   }
   if (!client->running()) {
     return {false, "netlink: NetworkManager is not running"};
+  }
+  if (!client->answered()) {
+    // Neither backend is safe: netlink would change what NetworkManager may take back.
+    throw EnvironmentError(k_not_answering);
   }
   for (const auto& i : node.interfaces) {
     // A pkey child is managed through its parent; a device NM has not seen does not decide.

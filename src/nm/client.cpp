@@ -87,6 +87,13 @@ bool Client::running() const
   return nm_client_get_nm_running(m_client) != FALSE;
 }
 
+bool Client::answered() const
+{
+  // The manager's Version property comes with the first GetManagedObjects; a running
+  // NetworkManager always has one.
+  return nm_client_get_version(m_client) != nullptr;
+}
+
 NMDevice* Client::device(const std::string& ifname) const
 {
   return nm_client_get_device_by_iface(m_client, ifname.c_str());

@@ -20,6 +20,11 @@ public:
 
 struct Pending;
 
+// Client::answered() is false.
+inline constexpr const char* k_not_answering =
+    "NetworkManager holds its D-Bus name but did not answer (hung or stopped?); nothing was read "
+    "or changed";
+
 class Client {
 public:
   // Connects to NetworkManager on the system bus; throws CallError when the bus cannot be
@@ -30,6 +35,9 @@ public:
   Client& operator=(const Client&) = delete;
 
   bool running() const;
+  // NetworkManager's objects were read: false when it holds its D-Bus name but did not answer
+  // in time (hung, stopped), when libnm's cache is empty and every survey would read nothing.
+  bool answered() const;
   NMClient* get() const { return m_client; }
 
   NMDevice* device(const std::string& ifname) const;

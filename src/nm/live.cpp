@@ -385,6 +385,10 @@ Report plugin::apply_node(const profile::ResolvedNode& node, const std::string& 
   if (!client.running()) {
     throw EnvironmentError("NetworkManager is not running (nothing answers on the system D-Bus)");
   }
+  if (!client.answered()) {
+    // A survey of nothing would plan to add every profile, and a dry run would say so.
+    throw EnvironmentError(k_not_answering);
+  }
   Report report;
   report.host = node.host;
   report.backend = apply::Backend::networkmanager;

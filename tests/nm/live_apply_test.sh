@@ -263,5 +263,17 @@ expect "SIGTERM between steps: no step without a name" "$(grep -c 'error: : ' "$
 snapshot "$conns" >"$work/after"
 expect "SIGTERM between steps: NetworkManager as before" "$(diff "$work/before" "$work/after")" ""
 
+# NetworkManager stopped (SIGSTOP: it holds its D-Bus name but answers nothing). libnm's first
+# read times out (25 s) and leaves an empty cache: the dry run planned to add every profile,
+# exit 0. It is an error now, and nothing is read or changed.
+kill -STOP "$NM_PID"
+out=$(apply --dry-run --json 2>&1)
+code=$?
+kill -CONT "$NM_PID"
+expect "NetworkManager stopped: exit 4" "$code" 4
+contains "NetworkManager stopped: said so" "$out" \
+  "NetworkManager holds its D-Bus name but did not answer (hung or stopped?)"
+expect "NetworkManager stopped: no plan" "$(grep -c 'would add' <<<"$out")" 0
+
 echo "nm live: $pass passed, $fail failed"
 [ "$fail" = 0 ]
