@@ -263,7 +263,15 @@ void adopt(Session& s, Client& client, const Options& options, Report& report)
   for (auto& f : report.foreign) {
     NMRemoteConnection* c = nm_client_get_connection_by_uuid(client.get(), f.uuid.c_str());
     if (c == nullptr) {
-      continue;  // listed twice (it claimed two interfaces) and already deleted
+      // Listed twice (it claimed two interfaces) and already deleted: this entry too says
+      // where it went, so that it is not reported as left alone.
+      for (const auto& earlier : report.foreign) {
+        if (&earlier != &f && earlier.uuid == f.uuid && !earlier.saved.empty()) {
+          f.saved = earlier.saved;
+          break;
+        }
+      }
+      continue;
     }
     s.step("adopt " + f.id);
     auto stored = client.stored_settings(c);

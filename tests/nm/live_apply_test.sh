@@ -128,6 +128,16 @@ expect "--adopt: site-ib1 gone" "$(nmcli -t -f NAME connection show | grep -c '^
 expect "--adopt: saved copy is mode 600" "$(stat -c %a "$work/adopted/$site_uuid.nmconnection")" 600
 contains "--adopt: saved copy holds the profile" "$(cat "$work/adopted/$site_uuid.nmconnection")" \
   "transport-mode=connected"
+# A foreign profile that claims two interfaces (ib1 by name, ib0 by ibsetup's id) is listed
+# twice; once --adopt has deleted it, neither entry may say it was left alone.
+nmcli connection add type infiniband ifname ib1 con-name ibsetup-ib0 ipv4.method disabled \
+  ipv6.method disabled >/dev/null
+out=$(apply --no-activate --adopt --adopt-dir "$work/adopted2" --json 2>"$work/err")
+expect "--adopt, two claims: exit 0" "$?" 0
+expect "--adopt, two claims: both entries saved" \
+  "$(jq_ 'len(d["foreign"]), len(set(f["saved"] for f in d["foreign"])), d["foreign"][0]["saved"] is None' <<<"$out")" \
+  "2 1 False"
+expect "--adopt, two claims: no 'left alone' warning" "$(grep -c 'left alone' "$work/err")" 0
 
 # 6. backend auto: a device NM does not manage sends apply to netlink.
 nmcli device set ib0 managed no
