@@ -128,6 +128,32 @@ std::string save_keyfile(NMConnection* c, const std::string& dir)
   return dir + "/" + f.path;
 }
 
+// --adopt-dir must be a directory, or be one that can be made: checked before any change, so
+// that a dry run says so and a real run stops with nothing changed (exit 4) rather than
+// failing mid-way and rolling back (exit 7).
+void check_adopt_dir(const std::string& dir)
+{
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (fs::path at = fs::absolute(dir, ec);; at = at.parent_path()) {
+    const auto st = fs::status(at, ec);
+    if (fs::exists(st)) {
+      if (!fs::is_directory(st)) {
+        throw EnvironmentError("--adopt-dir " + dir + ": " + at.string() +
+                               " is not a directory; nothing was changed");
+      }
+      return;
+    }
+    if (fs::is_symlink(fs::symlink_status(at, ec))) {
+      throw EnvironmentError("--adopt-dir " + dir + ": " + at.string() +
+                             " is a symbolic link to nothing; nothing was changed");
+    }
+    if (at == at.parent_path() || at.empty()) {
+      return;
+    }
+  }
+}
+
 class Session {
 public:
   Session(Client& client, const Options& options, Report& report)
@@ -405,6 +431,9 @@ Report plugin::apply_node(const profile::ResolvedNode& node, const std::string& 
     items = survey(client, node, cluster, report);
   } catch (const CallError& e) {
     throw EnvironmentError(std::string("reading NetworkManager's profiles: ") + e.what());
+  }
+  if (options.adopt && !report.foreign.empty()) {
+    check_adopt_dir(options.adopt_dir);
   }
   if (options.dry_run) {
     // The steps a real run takes, in its order (sequence.cpp), so that a dry run that lists

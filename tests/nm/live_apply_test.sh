@@ -114,6 +114,18 @@ expect "--adopt, dry run: site-ib1 still there" "$(uuid site-ib1)" "$site_uuid"
 out=$(apply --dry-run --no-activate --adopt --adopt-dir "$work/adopted0" 2>&1)
 contains "--adopt, dry run, text: the steps counted" "$out" "nm01: 1 step to take, 3 profiles stored as wanted"
 expect "--adopt, dry run: no 'left alone' warning" "$(grep -c 'left alone' <<<"$out")" 0
+# An --adopt-dir that cannot be a directory is found before any change, dry run or not (a real
+# run used to fail at the adoption and roll back, exit 7).
+: >"$work/a-file"
+ln -s "$work/nowhere" "$work/dangling"
+for dir in "$work/a-file" "$work/a-file/sub" "$work/dangling/sub"; do
+  for run in --dry-run --no-activate; do
+    out=$(apply "$run" --adopt --adopt-dir "$dir" 2>&1)
+    expect "--adopt-dir $dir, $run: exit 4" "$?" 4
+    contains "--adopt-dir $dir, $run: said why" "$out" "--adopt-dir $dir: "
+  done
+done
+expect "--adopt-dir refused: site-ib1 still there" "$(uuid site-ib1)" "$site_uuid"
 # An --adopt whose activation fails puts the foreign profile back too.
 snapshot "$conns" >"$work/before"
 apply --adopt --adopt-dir "$work/adopted1" >/dev/null 2>&1
