@@ -49,9 +49,11 @@ void print_foreign(const apply::Report& report)
 {
   for (const auto& f : report.foreign) {
     if (!f.saved.empty()) {
+      // After a failure the rollback has put the profile back; the saved copy stays.
       std::cerr << "profile '" << util::escape_text(f.id) << "' (" << util::escape_text(f.uuid)
-                << ") also claims " << util::escape_text(f.interface) << "; adopted, saved to "
-                << f.saved << '\n';
+                << ") also claims " << util::escape_text(f.interface)
+                << (report.ok() ? "; adopted, saved to " : "; put back by the rollback, a copy in ")
+                << util::escape_text(f.saved) << '\n';
     }
   }
 }

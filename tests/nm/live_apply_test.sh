@@ -128,8 +128,10 @@ done
 expect "--adopt-dir refused: site-ib1 still there" "$(uuid site-ib1)" "$site_uuid"
 # An --adopt whose activation fails puts the foreign profile back too.
 snapshot "$conns" >"$work/before"
-apply --adopt --adopt-dir "$work/adopted1" >/dev/null 2>&1
+apply --adopt --adopt-dir "$work/adopted1" >/dev/null 2>"$work/err"
 expect "--adopt then failure: exit 7" "$?" 7
+contains "--adopt then failure: the profile is said to be back" "$(cat "$work/err")" \
+  "also claims ib1; put back by the rollback, a copy in $work/adopted1/$site_uuid.nmconnection"
 snapshot "$conns" >"$work/after"
 expect "--adopt then failure: profiles exactly as before" "$(diff "$work/before" "$work/after")" ""
 out=$(apply --no-activate --adopt --adopt-dir "$work/adopted" --json 2>/dev/null)
