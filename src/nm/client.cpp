@@ -140,11 +140,12 @@ GPtr<NMConnection> Client::stored_settings(NMRemoteConnection* remote)
   return c;
 }
 
-GPtr<NMRemoteConnection> Client::add(GVariant* settings, bool block_autoconnect)
+GPtr<NMRemoteConnection> Client::add(GVariant* settings, bool block_autoconnect, bool to_disk)
 {
   Pending p;
   auto flags = static_cast<NMSettingsAddConnection2Flags>(
-      NM_SETTINGS_ADD_CONNECTION2_FLAG_TO_DISK |
+      (to_disk ? NM_SETTINGS_ADD_CONNECTION2_FLAG_TO_DISK
+               : NM_SETTINGS_ADD_CONNECTION2_FLAG_IN_MEMORY) |
       (block_autoconnect ? NM_SETTINGS_ADD_CONNECTION2_FLAG_BLOCK_AUTOCONNECT : 0));
   nm_client_add_connection2(m_client, settings, flags, nullptr, TRUE, p.cancellable, on_ready, &p);
   GError* error = nullptr;

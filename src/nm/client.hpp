@@ -46,7 +46,8 @@ public:
   // NetworkManager's current settings of a profile, read afresh over D-Bus (not libnm's cache).
   GPtr<NMConnection> stored_settings(NMRemoteConnection* remote);
 
-  GPtr<NMRemoteConnection> add(GVariant* settings, bool block_autoconnect);
+  // to_disk false: in memory only (a profile NetworkManager held unsaved, put back as it was).
+  GPtr<NMRemoteConnection> add(GVariant* settings, bool block_autoconnect, bool to_disk = true);
   void update(NMRemoteConnection* remote, GVariant* settings, bool block_autoconnect);
   void remove(NMRemoteConnection* remote);
   void deactivate(NMActiveConnection* active);

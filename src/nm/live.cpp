@@ -36,7 +36,8 @@ struct Undo {
   enum class Kind { added, updated, deleted } kind;
   std::string uuid;
   std::string id;
-  VariantPtr original;  // settings before an update or a deletion
+  VariantPtr original;     // settings before an update or a deletion
+  bool in_memory = false;  // a deleted profile NetworkManager held unsaved (nmcli ... save no)
 };
 
 VariantPtr to_settings(NMConnection* c)
@@ -231,7 +232,8 @@ void Session::undo()
         break;
       case Undo::Kind::deleted:
         if (now == nullptr) {
-          m_client.add(it->original.get(), true);
+          // Back where it was: an unsaved profile written to disk would outlive a reboot.
+          m_client.add(it->original.get(), true, !it->in_memory);
         }
         note("re-add " + it->id + " ... ok");
         break;
@@ -303,7 +305,9 @@ void adopt(Session& s, Client& client, const Options& options, Report& report)
     auto stored = client.stored_settings(c);
     f.saved = save_keyfile(stored.get(), options.adopt_dir);
     deactivate_all(client, f.uuid);
-    s.journal({Undo::Kind::deleted, f.uuid, f.id, to_settings(stored.get())});
+    const bool unsaved =
+        (nm_remote_connection_get_flags(c) & NM_SETTINGS_CONNECTION_FLAG_UNSAVED) != 0;
+    s.journal({Undo::Kind::deleted, f.uuid, f.id, to_settings(stored.get()), unsaved});
     client.remove(c);
     s.done("delete foreign " + f.id + " (" + f.uuid + ", saved to " + f.saved + ")");
   }

@@ -268,11 +268,22 @@ expect "NM + firmware in sync: nothing set" "$(grep -c ' set ' "$work/fw-log")" 
 expect "NM + firmware in sync: ib0 stored" "$(show ibsetup-ib0 | grep -o 'ipv4.addresses:[^ ]*')" \
   "ipv4.addresses:10.20.0.1/16"
 
+# An unsaved foreign profile (nmcli ... save no) that --adopt deleted is put back unsaved when
+# the run fails: it was re-added to disk and so outlived the next reboot.
+nmcli connection add save no type infiniband ifname ib1 con-name vol-ib1 ipv4.method disabled \
+  ipv6.method disabled >/dev/null
+apply --adopt --adopt-dir "$work/adopted3" >/dev/null 2>&1
+expect "unsaved foreign, failed --adopt: exit 7" "$?" 7
+expect "unsaved foreign: back" "$(nmcli -t -f NAME connection show | grep -c '^vol-ib1$')" 1
+expect "unsaved foreign: still unsaved" \
+  "$(nmcli -t -f NAME,FILENAME connection show | grep '^vol-ib1:' | cut -d: -f2 | cut -d/ -f2)" run
+nmcli connection delete vol-ib1 >/dev/null
+
 # SIGTERM between steps: the error names the step that did not start (one interrupted before
 # the first step named none: "error: : interrupted"), the checkpoint rolls back, and
 # NetworkManager holds what it held. "$ibsetup", not the apply function: a function in the
 # background is a subshell, whose pid would take the signal instead.
-nmcli connection delete ibsetup-ib1 >/dev/null
+nmcli connection delete ibsetup-ib1 >/dev/null 2>&1  # so that the run has a step to take
 snapshot "$conns" >"$work/before"
 "$ibsetup" apply "$profile" --node nm01 --lock-file "$work/lock" --no-activate \
   --step-delay-ms 2000 >"$work/term.out" 2>&1 &
