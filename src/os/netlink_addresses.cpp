@@ -34,19 +34,26 @@ std::string address_text(int family, const unsigned char* bytes, size_t length)
   return util::hex_bytes(bytes, length);
 }
 
+// An RTM_NEWADDR message's attributes and header; false for another message or a broken one.
+bool parse_newaddr(const nlmsghdr* message, const nlattr* (&tb)[IFA_MAX + 1], ifaddrmsg& ifa)
+{
+  if (message->nlmsg_type != RTM_NEWADDR ||
+      !os::nl::parse_message(message, sizeof(ifaddrmsg), tb, IFA_MAX)) {
+    return false;
+  }
+  std::memcpy(&ifa, reinterpret_cast<const char*>(message) + NLMSG_HDRLEN, sizeof ifa);
+  return true;
+}
+
 }  // namespace
 
 std::optional<std::pair<int, std::string>> address_of(const nlmsghdr* message)
 {
-  if (message->nlmsg_type != RTM_NEWADDR) {
-    return std::nullopt;
-  }
   const nlattr* tb[IFA_MAX + 1] = {};
-  if (!os::nl::parse_message(message, sizeof(ifaddrmsg), tb, IFA_MAX)) {
+  ifaddrmsg ifa{};
+  if (!parse_newaddr(message, tb, ifa)) {
     return std::nullopt;
   }
-  ifaddrmsg ifa{};
-  std::memcpy(&ifa, reinterpret_cast<const char*>(message) + NLMSG_HDRLEN, sizeof ifa);
   // IPv4 sends both, IFA_ADDRESS being the peer's on a point-to-point address; IPv6 sends
   // IFA_LOCAL only with a peer, else just IFA_ADDRESS (libnl's addr_msg_parser reads it so).
   const nlattr* local = tb[IFA_LOCAL] != nullptr ? tb[IFA_LOCAL] : tb[IFA_ADDRESS];
@@ -67,15 +74,11 @@ std::optional<std::pair<int, std::string>> address_of(const nlmsghdr* message)
 std::optional<Ipv4Bytes> ipv4_peer_of(const nlmsghdr* message, int index, const Ipv4Bytes& local,
                                       int prefixlen)
 {
-  if (message->nlmsg_type != RTM_NEWADDR) {
-    return std::nullopt;
-  }
   const nlattr* tb[IFA_MAX + 1] = {};
-  if (!os::nl::parse_message(message, sizeof(ifaddrmsg), tb, IFA_MAX)) {
+  ifaddrmsg ifa{};
+  if (!parse_newaddr(message, tb, ifa)) {
     return std::nullopt;
   }
-  ifaddrmsg ifa{};
-  std::memcpy(&ifa, reinterpret_cast<const char*>(message) + NLMSG_HDRLEN, sizeof ifa);
   if (ifa.ifa_family != AF_INET || static_cast<int>(ifa.ifa_index) != index ||
       ifa.ifa_prefixlen != prefixlen || tb[IFA_LOCAL] == nullptr || tb[IFA_ADDRESS] == nullptr ||
       os::nl::length(tb[IFA_LOCAL]) != 4 || os::nl::length(tb[IFA_ADDRESS]) != 4 ||
