@@ -8,6 +8,7 @@
 #include <ibsetup/render.hpp>
 
 #include "common/strings.hpp"
+#include "nm/claims.hpp"
 #include "nm/client.hpp"
 #include "nm/compare.hpp"
 #include "nm/plugin.hpp"
@@ -50,27 +51,6 @@ std::string setting_string(NMConnection* c, const char* (*get)(NMSettingConnecti
   NMSettingConnection* s = nm_connection_get_setting_connection(c);
   const char* v = s != nullptr ? get(s) : nullptr;
   return v != nullptr ? v : "";
-}
-
-// Other profiles that claim the interface: by interface name, or (pkey children) by parent
-// and p-key, or by ibsetup's own id under another UUID.
-bool claims(NMConnection* c, const Item& item)
-{
-  if (setting_string(c, nm_setting_connection_get_uuid) == item.uuid) {
-    return false;
-  }
-  if (setting_string(c, nm_setting_connection_get_interface_name) == item.spec->name ||
-      setting_string(c, nm_setting_connection_get_id) == item.id) {
-    return true;
-  }
-  NMSettingInfiniband* ib = nm_connection_get_setting_infiniband(c);
-  if (ib != nullptr && item.spec->pkey && item.spec->parent) {
-    const char* parent = nm_setting_infiniband_get_parent(ib);
-    const int pkey = nm_setting_infiniband_get_p_key(ib);
-    return parent != nullptr && *item.spec->parent == parent &&
-           (pkey | 0x8000) == (*item.spec->pkey | 0x8000);
-  }
-  return false;
 }
 
 bool is_active(Client& client, const std::string& uuid)
@@ -260,8 +240,13 @@ std::vector<Item> survey(Client& client, const profile::ResolvedNode& node,
       item.differs = differences(item.want.get(), client.stored_settings(have).get());
       item.active = is_active(client, item.uuid);
     }
+    ClaimTarget target{i.name, item.id, item.uuid, i.parent, i.pkey, {}};
+    if (NMDevice* base = client.device(i.parent.value_or(i.name)); base != nullptr) {
+      const char* hw = nm_device_get_hw_address(base);
+      target.hw_address = hw != nullptr ? hw : "";
+    }
     for (NMRemoteConnection* c : client.connections()) {
-      if (claims(NM_CONNECTION(c), item)) {
+      if (claims(NM_CONNECTION(c), target)) {
         report.foreign.push_back(
             {i.name, setting_string(NM_CONNECTION(c), nm_setting_connection_get_id),
              setting_string(NM_CONNECTION(c), nm_setting_connection_get_uuid), ""});

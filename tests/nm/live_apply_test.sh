@@ -152,6 +152,23 @@ expect "--adopt, two claims: both entries saved" \
   "$(jq_ 'len(d["foreign"]), len(set(f["saved"] for f in d["foreign"])), d["foreign"][0]["saved"] is None' <<<"$out")" \
   "2 1 False"
 expect "--adopt, two claims: no 'left alone' warning" "$(grep -c 'left alone' "$work/err")" 0
+# Only InfiniBand profiles compete: an Ethernet profile with ibsetup's id is not foreign and
+# --adopt leaves it (it used to delete it); one bound by match.interface-name alone is foreign.
+nmcli connection add type ethernet ifname eth9 con-name ibsetup-ib1 ipv4.method disabled \
+  ipv6.method disabled >/dev/null
+eth_uuid=$(nmcli -t -f TYPE,UUID,NAME connection show | sed -n 's/^802-3-ethernet:\(.*\):ibsetup-ib1$/\1/p')
+nmcli connection add type infiniband ifname '*' con-name by-pattern match.interface-name ib1 \
+  ipv4.method disabled ipv6.method disabled >/dev/null
+pattern_uuid=$(uuid by-pattern)
+out=$(apply --no-activate --adopt --adopt-dir "$work/adopted3" --json 2>"$work/err")
+expect "--adopt, by pattern: exit 0" "$?" 0
+expect "--adopt, by pattern: only the InfiniBand one is foreign" \
+  "$(jq_ '[(f["id"], f["interface"], f["uuid"]) for f in d["foreign"]]' <<<"$out")" \
+  "[('by-pattern', 'ib1', '$pattern_uuid')]"
+expect "--adopt, by pattern: the Ethernet profile is left" \
+  "$(nmcli -t -f UUID,TYPE connection show | grep -c "^$eth_uuid:802-3-ethernet$")" 1
+expect "--adopt, by pattern: by-pattern gone" "$(nmcli -t -f NAME connection show | grep -c '^by-pattern$')" 0
+nmcli connection delete "$eth_uuid" >/dev/null
 
 # 6. backend auto: a device NM does not manage sends apply to netlink.
 nmcli device set ib0 managed no
