@@ -233,8 +233,10 @@ const InventoryHost* Builder::inventory_of(const std::string& host) const
 {
   const auto it = m_short_names.find(os::short_name(host));
   if (it != m_short_names.end() && it->second > 1) {
-    const auto exact = m_inventories.hosts.find(host);
-    return exact == m_inventories.hosts.end() ? nullptr : &exact->second;
+    // cn01 and cn01.site are two hosts: each takes only an inventory given under its own name.
+    const auto same = m_inventories.hosts.find(it->first);
+    return same != m_inventories.hosts.end() && same->second.given == host ? &same->second
+                                                                           : nullptr;
   }
   return find_inventory(m_inventories, host);
 }

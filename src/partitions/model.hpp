@@ -22,7 +22,8 @@ struct InventoryPort {
 
 // What one source knows of one host.
 struct InventoryHost {
-  std::string host;
+  std::string host;    // the short name
+  std::string given;   // the name as the source gave it, perhaps in full (cn01.site)
   std::string origin;  // where it came from: "FILE:LINE", "DIR/HOST.json", "-:LINE"
   std::vector<InventoryPort> ports;
   // netdev name -> its HCA port (the inventory's binding), from `inspect --json` only.

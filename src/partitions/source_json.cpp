@@ -177,6 +177,7 @@ std::optional<InventoryHost> host_from_inspect(Collector& c, std::string_view te
     }
     // Hosts go by their short name, as the topology reader and the profile's hostlists have
     // them: clush prints a full name when its groups hold full names.
+    h.given = reported && reported->size() > h.host.size() ? *reported : h.host;
     if (is_valid_hostname(h.host)) {
       h.host = os::short_name(h.host);
     }

@@ -235,6 +235,7 @@ private:
     InventoryHost& h = it->second;
     if (added) {
       h.host = host;
+      h.given = std::string(w[0]);
       h.origin = b.where;
     }
     if (m_devices.count({host, device}) > 0) {

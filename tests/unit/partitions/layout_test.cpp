@@ -2,6 +2,7 @@
 // item 4's reports, mtu codes and the partitions section's settings.
 #include "partitions/layout.hpp"
 #include "partitions/report.hpp"
+#include "partitions/source_parse.hpp"
 
 #include <ibsetup/profile.hpp>
 
@@ -390,4 +391,44 @@ TEST(PartitionsLayout, AShortNameOfTwoProfileHostsIsNeithers)
   }
   EXPECT_EQ(missing, "cn01.a cn01.b ");
   EXPECT_EQ(layout.unknown_hosts, (std::vector<std::string>{"cn01", "cn02", "cn03"}));
+}
+
+// cn01 and cn01.site in one profile: the readers shorten cn01.site's inventory to cn01, and
+// its port used to become a full member of cn01's partitions, exit 0. Each host now takes only
+// an inventory given under its own name, from every kind of source.
+TEST(PartitionsLayout, AFullNamesInventoryIsNotItsShortNamesNeighbours)
+{
+  const auto profile = load(R"(version: 1
+nodes:
+  - hosts: cn01
+    interfaces: [{name: ib0}, {parent: ib0, pkey: 0x8001}]
+  - hosts: cn01.site
+    interfaces: [{name: ib0}, {parent: ib0, pkey: 0x8002}]
+)");
+  const std::string inspect =
+      R"({"devices":[{"name":"mlx5_0","ports":[{"port":1,"port_guid":"0xaa",)"
+      R"("link_layer":"InfiniBand"}]}]})";
+  const std::string topology =
+      "Ca\t1 \"H-00000000000000aa\"\t\t# \"cn01.site mlx5_0\"\n"
+      "[1](aa) \t\"S-b8599f0300c0a1b0\"[1]\t\t# lid 5 lmc 0 \"MF0;leaf01\" lid 1 4xHDR\n";
+  for (const std::string& source :
+       {"cn01.site: " + inspect + "\n", "{\"host\":\"cn01.site\"," + inspect.substr(1) + "\n",
+        topology}) {
+    const auto inv = parse_source_text(source, "-");
+    ASSERT_EQ(inv.hosts.count("cn01"), 1U) << source;
+    const auto layout = build_layout(profile, inv);
+    EXPECT_TRUE(find(layout, 0x0001).members.empty()) << source;
+    EXPECT_EQ(member_hosts(find(layout, 0x0002)),
+              (std::vector<std::string>{"cn01.site mlx5_0/1 full"}))
+        << source;
+  }
+  // Given under the short name, it is cn01's and not cn01.site's.
+  const auto inv = parse_source_text("cn01: " + inspect + "\n", "-");
+  const auto layout = build_layout(profile, inv);
+  EXPECT_EQ(member_hosts(find(layout, 0x0001)), (std::vector<std::string>{"cn01 mlx5_0/1 full"}));
+  std::string missing;
+  for (const auto& m : layout.missing) {
+    missing += m.host + " ";
+  }
+  EXPECT_EQ(missing, "cn01.site ");
 }
