@@ -353,13 +353,13 @@ CheckOutcome run_check(const CheckOptions& options, const CheckHooks& hooks)
     hooks.verdict(out);
   }
   if (options.slurm) {
-    // scontrol gets what is left of the budget, at least 2 s (a prolog's verdict must reach
-    // Slurm) and at most 10 s.
-    const auto timeout = std::chrono::milliseconds(
-        static_cast<int64_t>(std::max(2000.0, std::min(10000.0, budget.left_ms()))));
+    // scontrol's runs share what is left of the budget (slurm.hpp).
+    const auto deadline =
+        std::chrono::steady_clock::now() +
+        std::chrono::milliseconds(static_cast<int64_t>(std::max(0.0, budget.left_ms())));
     out.slurm =
         slurm_update(out.report, options.slurm_node.empty() ? node.host : options.slurm_node,
-                     options.scontrol, timeout);
+                     options.scontrol, deadline);
   }
   return out;
 }

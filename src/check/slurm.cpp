@@ -4,11 +4,22 @@
 #include "common/process.hpp"
 #include "check/slurm.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <sstream>
 
 namespace ibsetup::check {
 
 namespace {
+
+// Each run gets what is left until the deadline, at least 2 s (a verdict must reach Slurm, even
+// from the watchdog) and at most 10 s.
+std::chrono::milliseconds run_timeout(std::chrono::steady_clock::time_point deadline)
+{
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+  return std::clamp(left, std::chrono::milliseconds(2000), std::chrono::milliseconds(10000));
+}
 
 ProcessResult run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout)
 {
@@ -50,6 +61,30 @@ std::string field(const std::string& text, const std::string& key)
   return "";
 }
 
+// The node's state flags: `scontrol show node` gives "IDLE+DRAIN", "DOWN+NOT_RESPONDING",
+// "MIXED+FAIL"; sinfo-style words and suffixes ("DRAINING", "DOWN*") are taken too.
+struct NodeState {
+  bool drained = false;
+  bool down = false;  // DOWN or FAIL: out of service for a reason of its own
+};
+
+NodeState node_state(const std::string& state)
+{
+  NodeState out;
+  size_t start = 0;
+  while (start <= state.size()) {
+    const size_t end = std::min(state.find('+', start), state.size());
+    std::string word = state.substr(start, end - start);
+    while (!word.empty() && std::isalpha(static_cast<unsigned char>(word.back())) == 0) {
+      word.pop_back();
+    }
+    out.drained = out.drained || word == "DRAIN" || word == "DRAINING" || word == "DRAINED";
+    out.down = out.down || word == "DOWN" || word == "FAIL" || word == "FAILING";
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string drain_reason(const Report& report)
@@ -75,13 +110,16 @@ std::string drain_reason(const Report& report)
 }
 
 SlurmOutcome slurm_update(const Report& report, const std::string& node,
-                          const std::string& scontrol, std::chrono::milliseconds timeout)
+                          const std::string& scontrol,
+                          std::chrono::steady_clock::time_point deadline)
 {
   SlurmOutcome out;
   try {
     // Read the node first either way: Slurm replaces a drained node's reason on every DRAIN,
     // so draining over an operator's drain would lose their reason, and a later pass would
     // then resume a node they are still working on.
+    // A DOWN or FAIL node is held like a drained one: a DRAIN would replace its reason too.
+    auto timeout = run_timeout(deadline);
     const auto show = run({scontrol, "show", "node", node}, timeout);
     if (!show.ok()) {
       out.error = failed(show, "scontrol show node " + node, timeout);
@@ -89,9 +127,15 @@ SlurmOutcome slurm_update(const Report& report, const std::string& node,
     }
     const std::string state = field(show.out, "State");
     const std::string reason = field(show.out, "Reason");
-    const bool drained = state.find("DRAIN") != std::string::npos;
+    const NodeState flags = node_state(state);
+    const bool drained = flags.drained;
     const bool ours = reason.rfind("ibsetup:", 0) == 0;
+    timeout = run_timeout(deadline);
     if (!report.ok()) {
+      if (flags.down && !ours) {
+        out.action = "left alone (state " + state + ", reason: " + reason + ")";
+        return out;
+      }
       if (drained && !ours) {
         out.action = "left alone (already drained by someone else: " + reason + ")";
         return out;
@@ -112,6 +156,12 @@ SlurmOutcome slurm_update(const Report& report, const std::string& node,
     }
     if (!ours) {
       out.action = "left alone (drained by someone else: " + reason + ")";
+      return out;
+    }
+    if (flags.down) {
+      // Drained by ibsetup, but since DOWN or FAILed for a reason of Slurm's or an operator's:
+      // a RESUME would return it to service under them.
+      out.action = "left alone (state " + state + ": not resumed while DOWN or FAIL)";
       return out;
     }
     const auto r = run({scontrol, "update", "NodeName=" + node, "State=RESUME"}, timeout);

@@ -11,14 +11,16 @@
 namespace ibsetup::check {
 
 // Runs scontrol (a name looked up in the clean PATH, or a path) through the process runner,
-// each run bounded by `timeout`. First `scontrol show node <node>`; then on failure
+// each run with what is left until deadline (at least 2 s, at most 10 s). First
+// `scontrol show node <node>`; then on failure
 // `scontrol update NodeName=<node> State=DRAIN Reason="ibsetup: <first failure>"` unless the
-// node is already drained with a reason that does not start with "ibsetup:" (Slurm would
-// replace the operator's reason); on success `scontrol update NodeName=<node> State=RESUME`
-// when the node is drained with a reason that starts with "ibsetup:".
+// node is already drained, DOWN or FAIL with a reason that does not start with "ibsetup:"
+// (Slurm would replace the operator's reason); on success
+// `scontrol update NodeName=<node> State=RESUME` when the node is drained with a reason that
+// starts with "ibsetup:" and is neither DOWN nor FAIL.
 SlurmOutcome slurm_update(const Report& report, const std::string& node,
                           const std::string& scontrol,
-                          std::chrono::milliseconds timeout = std::chrono::milliseconds(10000));
+                          std::chrono::steady_clock::time_point deadline);
 
 // The drain reason for a failed report: "ibsetup: <message of the first failure>", on one line,
 // printable (other control characters and bytes that are not UTF-8 escaped as util::escape_text

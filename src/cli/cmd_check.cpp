@@ -291,7 +291,8 @@ int CheckCommands::check()
     const auto& r = timed_out.report;
     if (m_slurm_drain) {
       // A hung check is a node to take out of service, like a failed one.
-      print_slurm(check::slurm_update(r, slurm_node, m_scontrol, std::chrono::seconds(5)));
+      // The budget is spent: each scontrol run gets slurm_update's floor.
+      print_slurm(check::slurm_update(r, slurm_node, m_scontrol, std::chrono::steady_clock::now()));
     }
   });
   check::CheckHooks hooks;

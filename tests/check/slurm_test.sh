@@ -71,6 +71,29 @@ check --sysfs-root "$broken" >/dev/null 2>&1
 expect "failing node drained by ibsetup: reason refreshed" "$(tail -1 "$work/argv.log")" \
   "update|NodeName=hdr01|State=DRAIN|Reason=ibsetup: $first"
 
+# A DOWN or FAIL node carries its own reason (an operator's, or Slurm's "Node unexpectedly
+# rebooted"): a DRAIN would replace it, and the next pass then resumed the node into service.
+for st in "DOWN" "IDLE+FAIL" "DOWN+NOT_RESPONDING"; do
+  state "$st" "bad DIMM, ticket 4711 [ops@2026-12-01T10:00:00]"
+  check --sysfs-root "$broken" >/dev/null 2>"$work/err"
+  expect "failing node $st by an operator: exit 5" "$?" 5
+  expect "failing node $st by an operator: only looked" "$(cat "$work/argv.log")" "show|node|hdr01"
+  expect "failing node $st by an operator: said why" "$(cat "$work/err")" \
+    "ibsetup: slurm: left alone (state $st, reason: bad DIMM, ticket 4711 [ops@2026-12-01T10:00:00])"
+done
+# POWERED_DOWN is power saving, not DOWN: a failing node is drained.
+state "IDLE+POWERED_DOWN" "none"
+check --sysfs-root "$broken" >/dev/null 2>&1
+expect "failing node IDLE+POWERED_DOWN: drained" "$(tail -1 "$work/argv.log" | cut -d'|' -f1-3)" \
+  "update|NodeName=hdr01|State=DRAIN"
+# Drained by ibsetup but DOWN since: not resumed.
+state "DOWN+DRAIN" "ibsetup: mlx5_0/1: state DOWN, expected ACTIVE [root@2026-12-03T05:00:00]"
+check --sysfs-root "$healthy" >/dev/null 2>"$work/err"
+expect "healthy node, DOWN+DRAIN by ibsetup: exit 0" "$?" 0
+expect "healthy node, DOWN+DRAIN by ibsetup: only looked" "$(cat "$work/argv.log")" "show|node|hdr01"
+expect "healthy node, DOWN+DRAIN by ibsetup: said why" "$(cat "$work/err")" \
+  "ibsetup: slurm: left alone (state DOWN+DRAIN: not resumed while DOWN or FAIL)"
+
 state "MIXED" "none"
 check --sysfs-root "$healthy" >/dev/null 2>"$work/err"
 expect "healthy, not drained: only looked" "$(cat "$work/argv.log")" "show|node|hdr01"
@@ -104,6 +127,19 @@ expect "slow scontrol after a pass: one report" "$(grep -c '"host"' <<<"$out")" 
 expect "slow scontrol after a pass: resumed" "$(tail -1 "$work/argv.log")" \
   "update|NodeName=hdr01|State=RESUME"
 rm -f "$work/slow"
+
+# scontrol's two runs share what is left of --timeout: a show that took 3 s of a 4 s budget
+# leaves the update its 2 s floor (it used to get the whole budget again).
+cat >"$work/scontrol-hang" <<FAKE
+#!/bin/bash
+if [ "\$1" = show ]; then sleep 3; printf 'NodeName=%s\n   State=IDLE\n   Reason=none\n' "\$3"; exit 0; fi
+exec sleep 60
+FAKE
+chmod +x "$work/scontrol-hang"
+"$ibsetup" check "$profile" --node hdr01 --scontrol "$work/scontrol-hang" --slurm-drain \
+  --sysfs-root "$broken" --timeout 4 >/dev/null 2>"$work/err"
+expect "hung update: what is left of the budget, floor 2 s" "$(cat "$work/err")" \
+  "ibsetup: error: slurm: scontrol update NodeName=hdr01 State=DRAIN: did not finish within 2 s and was killed"
 
 # A hung check is ended by the watchdog with one failing report, and drains the node like a
 # failure. The hang is real: the saved inventory is a FIFO nobody writes to, so opening it
