@@ -16,6 +16,7 @@ debian_packages=(
   qemu-system-x86 busybox-static cpio kmod ibverbs-utils ibverbs-providers
   rpm rpmlint debhelper dpkg-dev fakeroot lintian mandoc bash-completion
   network-manager dbus-daemon mstflint clustershell pdsh
+  strace # delays system calls to land signals and races where tests need them (tests/hostile)
   clang-format clang-tidy abigail-tools
   clang libclang-rt-dev # libFuzzer, ASan and UBSan for the fuzz harnesses (scripts/fuzz)
   opensm ibsim-utils libumad2sim0 # a real OpenSM over a simulated fabric (tests/fabric)
@@ -27,7 +28,7 @@ rocky_packages=(
   gcc-c++ cmake ninja-build pkgconf-pkg-config
   yaml-cpp-devel cli11-devel json-devel gtest-devel gmock-devel libnl3-devel rdma-core-devel
   NetworkManager-libnm-devel
-  infiniband-diags mstflint clustershell
+  infiniband-diags mstflint clustershell strace
   opensm # tests/fabric also needs ibsim, which Rocky does not ship: those tests skip there
   clang-tools-extra
   clang compiler-rt # libFuzzer (scripts/fuzz)

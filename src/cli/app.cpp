@@ -129,8 +129,10 @@ const char* const k_footer = R"(Exit codes:
   5  a check failed
   6  plan --detailed-exitcode: changes are pending
   7  apply failed or was interrupted (SIGINT, SIGTERM, SIGHUP, standard output closed);
-     every change it made was rolled back (the report says what and why)
-  8  another ibsetup run (apply or firmware --apply) holds the lock
+     every change it made was rolled back (the report says what and why); render and
+     apply --offline: interrupted before any file was replaced
+  8  another ibsetup run (apply or firmware --apply) holds the lock; render: another
+     writes under the same root
   9  reboot required: firmware link types change at the next boot
      (/run/ibsetup/reboot-required lists the devices)
 

@@ -1,11 +1,13 @@
 #include "common/bounded_read.hpp"
 #include "common/unique_fd.hpp"
 #include "render/write_all.hpp"
+#include "render/write_guard.hpp"
 
 #include <ibsetup/error.hpp>
 #include <ibsetup/render.hpp>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,6 +44,18 @@ std::string under(const std::string& root)
 }
 
 using Fd = util::UniqueFd;
+
+const char* signal_name(int sig)
+{
+  switch (sig) {
+  case SIGINT:
+    return "SIGINT";
+  case SIGTERM:
+    return "SIGTERM";
+  default:
+    return "SIGHUP";
+  }
+}
 
 [[noreturn]] void fail(const std::string& what)
 {
@@ -85,7 +99,7 @@ Fd open_dirs(const std::string& root, const std::string& rel_dir, bool create = 
 {
   Fd dir(open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir.get() < 0) {
-    fail("cannot open the root " + root);
+    fail("cannot open the directory " + root);
   }
   std::string walked = root;
   size_t start = 0;
@@ -151,7 +165,23 @@ void remove_made(std::vector<MadeDir>& made)
 std::optional<std::string> read_existing(int dir, const std::string& name, const std::string& full,
                                          size_t max_bytes)
 {
-  Fd fd(openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  // Looked at before it is opened: opening a device is an act of its own (a watchdog starts,
+  // a tape rewinds, a tty becomes the controlling terminal of a kickstart %post).
+  struct stat before {};
+  if (fstatat(dir, name.c_str(), &before, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) {
+      return std::nullopt;
+    }
+    fail("cannot read " + full);
+  }
+  if (S_ISLNK(before.st_mode)) {
+    throw EnvironmentError(full + " is a symlink; refusing to replace it");
+  }
+  if (!S_ISREG(before.st_mode)) {
+    throw EnvironmentError(full + " is " + util::file_kind(before.st_mode) +
+                           ", not a regular file; refusing to replace it");
+  }
+  Fd fd(openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (fd.get() < 0) {
     if (errno == ENOENT) {
       return std::nullopt;
@@ -236,8 +266,17 @@ std::optional<std::string> read_file_under(const std::string& root, const std::s
   if (dir.get() < 0) {
     return std::nullopt;
   }
-  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused right after).
-  const Fd fd(openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  // Anything but a regular file or a symlink (refused below, with its target) is refused
+  // unopened: opening a device is an act of its own. O_NONBLOCK: a FIFO put there after the
+  // look must not wait for a writer (it is refused right after).
+  struct stat before {};
+  if (fstatat(dir.get(), name.c_str(), &before, AT_SYMLINK_NOFOLLOW) == 0 &&
+      !S_ISREG(before.st_mode) && !S_ISLNK(before.st_mode)) {
+    throw EnvironmentError(full + " is " + util::file_kind(before.st_mode) +
+                           ", not a regular file");
+  }
+  const Fd fd(
+      openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (fd.get() < 0) {
     if (errno == ENOENT) {
       return std::nullopt;
@@ -262,7 +301,12 @@ std::optional<std::string> read_file_under(const std::string& root, const std::s
 
 std::optional<std::string> read_named_file(const std::string& path, size_t max_bytes)
 {
-  const Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  struct stat before {};
+  if (stat(path.c_str(), &before) == 0 && !S_ISREG(before.st_mode)) {
+    throw EnvironmentError(path + " is " + util::file_kind(before.st_mode) +
+                           ", not a regular file");
+  }
+  const Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (fd.get() < 0) {
     if (errno == ENOENT) {
       return std::nullopt;
@@ -395,15 +439,27 @@ std::vector<WriteResult> write_all(const std::string& root, const std::vector<Re
   // Staging rolls back as well, but only after directories and temporary files have existed
   // where NetworkManager's keyfile monitor (or anyone listing the directory) could see them;
   // the price of this pass is reading each existing file twice (keyfiles are a few KB).
+  // Another ibsetup writing into this root would rename its temporary files (same names)
+  // over these, or these over its: one at a time.
+  const RootLock lock(root);
   for (const auto& f : files) {
     check_file(root, f);
   }
+  // A stop signal while staging or renaming would leave temporary files, or half a node: it
+  // waits, and one that came before the renames undoes the staging instead.
+  StopSignals held;
   std::vector<MadeDir> made;
   std::vector<Staged> staged;
   staged.reserve(files.size());
   try {
     for (const auto& f : files) {
       staged.push_back(stage(root, f, &made));
+    }
+    if (const int sig = held.take_pending(); sig != 0) {
+      throw Error(ErrorKind::apply_failed, std::string("interrupted (") + signal_name(sig) +
+                                               ") before any file was replaced; nothing was "
+                                               "written under " +
+                                               root);
     }
   } catch (...) {
     for (auto& s : staged) {

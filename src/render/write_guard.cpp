@@ -1,0 +1,82 @@
+#include "render/write_guard.hpp"
+
+#include <ibsetup/error.hpp>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <time.h>
+
+#include <cerrno>
+#include <chrono>
+#include <thread>
+
+namespace ibsetup::render {
+
+namespace {
+
+constexpr int k_stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+}  // namespace
+
+RootLock::RootLock(const std::string& root)
+    : m_fd(open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+{
+  if (m_fd.get() < 0) {
+    return;  // open_dirs says why, in the caller's words
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (flock(m_fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) {
+      continue;
+    }
+    if (errno != EWOULDBLOCK) {
+      return;  // no locks here (ENOLCK on some NFS mounts): written as before, unlocked
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      throw Error(ErrorKind::busy, "another ibsetup has been writing under " + root +
+                                       " for 10 s (it holds a lock on the directory); "
+                                       "nothing was written");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+StopSignals::StopSignals()
+{
+  sigset_t stop;
+  sigemptyset(&stop);
+  for (int s : k_stop_signals) {
+    sigaddset(&stop, s);
+  }
+  pthread_sigmask(SIG_BLOCK, &stop, &m_old);
+}
+
+StopSignals::~StopSignals()
+{
+  pthread_sigmask(SIG_SETMASK, &m_old, nullptr);
+}
+
+int StopSignals::take_pending()
+{
+  sigset_t pending;
+  if (sigpending(&pending) != 0) {
+    return 0;
+  }
+  for (int s : k_stop_signals) {
+    struct sigaction now {};
+    if (sigismember(&pending, s) != 1 || sigismember(&m_old, s) == 1 ||
+        sigaction(s, nullptr, &now) != 0 || now.sa_handler == SIG_IGN) {
+      continue;
+    }
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, s);
+    const timespec none{0, 0};
+    if (sigtimedwait(&one, nullptr, &none) == s) {
+      return s;
+    }
+  }
+  return 0;
+}
+
+}  // namespace ibsetup::render

@@ -1,0 +1,40 @@
+// What keeps a node's files all or none against other writers and signals (write_all):
+// a lock on the root, so that two renders into one root never rename each other's temporary
+// files into place, and the stop signals held while files are staged and renamed.
+#pragma once
+
+#include "common/unique_fd.hpp"
+
+#include <signal.h>
+
+#include <string>
+
+namespace ibsetup::render {
+
+// An exclusive flock(2) on the root directory, waited for up to 10 s (then ErrorKind::busy).
+// A root whose file system has no locks (ENOLCK) is written unlocked.
+class RootLock {
+public:
+  explicit RootLock(const std::string& root);
+
+private:
+  util::UniqueFd m_fd;
+};
+
+// Blocks SIGINT, SIGTERM and SIGHUP in this thread while alive; the destructor restores the
+// mask, and a signal still pending is then delivered as it would have been.
+class StopSignals {
+public:
+  StopSignals();
+  ~StopSignals();
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  // A stop signal that arrived meanwhile and would have ended or interrupted the process (not
+  // ignored, not blocked by the caller), taken off the pending set; 0 when none.
+  int take_pending();
+
+private:
+  sigset_t m_old;
+};
+
+}  // namespace ibsetup::render

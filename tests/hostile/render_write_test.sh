@@ -1,0 +1,128 @@
+#!/bin/bash
+# A node's offline files stay all or none against another writer and against signals
+# (render/write_all): two renders into one root take turns (the second used to rename the
+# first's temporary file, or the first the second's half-written one, into place: an empty
+# keyfile, exit 0); a SIGTERM while the files are staged undoes them (exit 7, nothing under the
+# root), and one during the renames lets the node complete; an existing target that is a device
+# is refused without being opened. strace only delays system calls, to land each event where
+# it must; nothing is faked.
+source "$(dirname "$0")/lib.sh" "$@"
+if ! command -v strace >/dev/null || ! command -v flock >/dev/null; then
+  echo "render_write: skipped: strace or flock missing"
+  trap - EXIT
+  rm -rf "$tmp"
+  exit 77
+fi
+profile=$src/profiles/lab.yaml
+sed 's/mtu: 2044/mtu: 1500/' "$profile" >"$tmp/labB.yaml"
+sed 's/192\.168\./192.169./' "$profile" >"$tmp/labD.yaml" # every file differs
+keyfiles=etc/NetworkManager/system-connections
+render() { "$bin" render "$1" --node lab02 --root "$2" -q; }
+
+# wait_for GLOB: until a file matching GLOB exists (the traced ibsetup reached its delay).
+wait_for() {
+  local i
+  for i in $(seq 1 500); do
+    compgen -G "$1" >/dev/null && return 0
+    sleep 0.02
+  done
+  return 1
+}
+# child_of PID: the pid of strace's tracee (ibsetup itself, which is what a signal must reach).
+child_of() { pgrep -P "$1" | head -1; }
+verdict() { # NAME WHY: ok when WHY is empty
+  if [ -z "$2" ]; then ok "$1"; else bad "$1: $2"; fi
+}
+
+# 1. Two renders into one root: A is held just before its renames, B starts meanwhile with
+# other content and its first write delayed. B waits for A's lock, so both succeed and B's
+# content is what stays.
+root=$tmp/race
+mkdir "$root"
+strace -o /dev/null -e trace=renameat,renameat2 -e inject=renameat,renameat2:delay_enter=1500000:when=1 \
+  "$bin" render "$profile" --node lab02 --root "$root" -q >"$tmp/a.out" 2>&1 &
+a=$!
+wait_for "$root/$keyfiles/.*.ibsetup-tmp"
+strace -o /dev/null -f -e trace=write -e inject=write:delay_enter=1000000:when=1 \
+  "$bin" render "$tmp/labB.yaml" --node lab02 --root "$root" -q >"$tmp/b.out" 2>&1 &
+b=$!
+wait "$a"
+ca=$?
+wait "$b"
+cb=$?
+why=""
+[ "$ca $cb" = "0 0" ] || why="exit $ca and $cb, want 0 0: $(cat "$tmp/a.out" "$tmp/b.out")"
+[ -z "$why" ] && [ "$(grep -l 'mtu=1500' "$root/$keyfiles"/*.nmconnection | wc -l)" = 1 ] ||
+  why=${why:-"B's ib0.8010 keyfile is not in place: $(ls -la "$root/$keyfiles")"}
+[ -z "$why" ] && [ -n "$(find "$root" -name '*.ibsetup-tmp')" ] && why="temporary files left"
+[ -z "$why" ] && [ -n "$(find "$root" -type f -empty)" ] && why="an empty file in place"
+verdict "two renders into one root take turns" "$why"
+
+# 2. A root another ibsetup holds for longer than 10 s: exit 8, nothing written.
+root=$tmp/held
+mkdir "$root"
+flock -x "$root" sleep 15 &
+holder=$!
+cleanup_hooks+=("kill $holder 2>/dev/null")
+sleep 0.2
+hostile "root held by another writer" 8 "another ibsetup has been writing under $root for 10 s" \
+  -- render "$profile" --node lab02 --root "$root"
+verdict "root held: nothing written" "$(find "$root" -mindepth 1)"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+
+# 3. SIGTERM while the files are staged (the second fsync held): the staging is undone, exit 7.
+root=$tmp/term
+mkdir "$root"
+strace -o /dev/null -e trace=fsync -e inject=fsync:delay_enter=1500000:when=2 \
+  "$bin" render "$profile" --node lab02 --root "$root" >"$tmp/t.out" 2>&1 &
+s=$!
+wait_for "$root/$keyfiles/.*.ibsetup-tmp"
+sleep 0.3
+kill -TERM "$(child_of "$s")"
+wait "$s"
+code=$?
+why=""
+[ "$code" = 7 ] || why="exit $code, want 7"
+grep -qF "interrupted (SIGTERM) before any file was replaced; nothing was written under $root" \
+  "$tmp/t.out" || why=${why:-"message: $(cat "$tmp/t.out")"}
+[ -z "$(find "$root" -mindepth 1)" ] || why=${why:-"left under the root: $(find "$root" -mindepth 1)"}
+verdict "SIGTERM while staging: undone, exit 7" "$why"
+
+# 4. SIGTERM between two renames: the node completes, then the signal ends the process.
+root=$tmp/term2
+mkdir "$root"
+render "$tmp/labD.yaml" "$root"
+strace -o /dev/null -e trace=renameat,renameat2 \
+  -e inject=renameat,renameat2:delay_enter=1500000:when=2 \
+  "$bin" render "$profile" --node lab02 --root "$root" -q >"$tmp/t2.out" 2>&1 &
+s=$!
+sleep 0.5
+kill -TERM "$(child_of "$s")"
+wait "$s"
+code=$?
+why=""
+[ "$code" = 143 ] || why="exit $code, want 143 (SIGTERM after the renames)"
+[ -z "$why" ] && [ "$(grep -l '192\.169\.' "$root/$keyfiles"/*.nmconnection | wc -l)" = 0 ] ||
+  why=${why:-"half a node: $(grep -H address "$root/$keyfiles"/*)"}
+[ -z "$why" ] && [ -n "$(find "$root" -name '*.ibsetup-tmp')" ] && why="temporary files left"
+verdict "SIGTERM during the renames: the node completes" "$why"
+
+# 5. A device where a keyfile goes is refused unopened (opening one can act: a watchdog starts,
+# a tty becomes the controlling terminal).
+root=$tmp/dev
+mkdir -p "$root/$keyfiles"
+if mknod "$root/$keyfiles/ibsetup-ib1.nmconnection" c 1 3 2>/dev/null; then
+  strace -o "$tmp/opens" -e trace=openat "$bin" render "$profile" --node lab02 --root "$root" \
+    >"$tmp/d.out" 2>&1
+  code=$?
+  why=""
+  [ "$code" = 4 ] || why="exit $code, want 4"
+  grep -qF "ibsetup-ib1.nmconnection is a character device, not a regular file" "$tmp/d.out" ||
+    why=${why:-"message: $(cat "$tmp/d.out")"}
+  grep -q '"ibsetup-ib1.nmconnection"' "$tmp/opens" && why=${why:-"the device was opened"}
+  verdict "a device at the target: refused unopened" "$why"
+else
+  echo "skip device target: mknod not permitted"
+fi
+finish
