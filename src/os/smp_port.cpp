@@ -95,7 +95,9 @@ public:
     if (mad().resolve_guid(&target, &g, &sm, m_timeout, m_port) < 0 || target.lid <= 0 ||
         target.lid > 0xbfff) {
       out.error = "the SA at " + lid_text(static_cast<uint16_t>(m_sm.lid)) +
-                  " has no path to it (not in the fabric, or down)";
+                  " has no path to it (not in the fabric, or down; or it shares no partition "
+                  "with this port in which either is a full member: verify from the subnet "
+                  "manager's node)";
       return out;
     }
     out.lid = static_cast<uint16_t>(target.lid);

@@ -131,7 +131,8 @@ public:
         return;
       }
     }
-    if (auto h = host_from_inspect(m_c, body, host, where)) {
+    if (auto h = host_from_inspect(m_c, body, host, where,
+                                   static_cast<size_t>(body.data() - text.data()))) {
       m_c.host(std::move(*h));
     }
   }
@@ -144,13 +145,18 @@ private:
 }  // namespace
 
 std::optional<InventoryHost> host_from_inspect(Collector& c, std::string_view text,
-                                               const std::string& name, const std::string& where)
+                                               const std::string& name, const std::string& where,
+                                               size_t column_offset)
 {
   json::Json doc;
   try {
     doc = json::parse(text);
   } catch (const json::ParseError& e) {
-    c.problem(where, "not JSON: " + util::escape_text(e.what()));
+    const std::string what =
+        e.line() == 1 && column_offset > 0
+            ? "line 1, column " + std::to_string(e.column() + column_offset) + ": " + e.detail()
+            : std::string(e.what());
+    c.problem(where, "not JSON: " + util::escape_text(what));
     return std::nullopt;
   }
   if (!doc.is_object() || doc.find("devices") == doc.end()) {

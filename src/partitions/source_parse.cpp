@@ -190,6 +190,7 @@ void SourceParser::line(std::string_view text, size_t length)
                 "a line of " + std::to_string(length) + " bytes, longer than the " +
                     std::to_string(m_c.limits.max_line) +
                     " an inventory line may have: " + quote(text, m_c.limits));
+    m_refused_line = true;
     return;
   }
   if (!m_form) {
@@ -212,7 +213,9 @@ void SourceParser::line(std::string_view text, size_t length)
 void SourceParser::finish()
 {
   if (!m_form) {
-    m_c.problem(m_name, "no inventory in it (empty, or only comments)");
+    if (!m_refused_line) {
+      m_c.problem(m_name, "no inventory in it (empty, or only comments)");
+    }
     return;
   }
   m_form->finish();

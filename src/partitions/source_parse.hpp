@@ -54,9 +54,11 @@ std::string quote(std::string_view text, const SourceLimits& limits);
 // input calls the host (a clush prefix, a file name; "" for a bare line): the document's
 // "host" must agree with it (the same, or one the other's short name), and names the host
 // when name is "". Problems of the document are added at where; nullopt when it gives no
-// host to keep.
+// host to keep. column_offset: how many bytes of its line come before text ("HOST: ",
+// blanks), so that a JSON error's column is the line's.
 std::optional<InventoryHost> host_from_inspect(Collector& c, std::string_view text,
-                                               const std::string& name, const std::string& where);
+                                               const std::string& name, const std::string& where,
+                                               size_t column_offset = 0);
 
 // One input, fed line by line: decides by its first line that is neither empty nor a comment
 // whether it is JSON lines or an ibnetdiscover topology, then parses it.
@@ -80,6 +82,7 @@ private:
   std::string m_name;
   Collector& m_c;
   size_t m_number = 0;
+  bool m_refused_line = false;  // a line too long to look at: the input is not "empty"
   std::unique_ptr<Form> m_form;
 };
 

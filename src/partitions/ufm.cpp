@@ -103,8 +103,8 @@ std::string lines(const std::vector<std::string>& items)
 double ufm_rate_gbps(int rate_code)
 {
   // IBTA PathRecord rate encoding (kernel enum ib_rate), the same codes OpenSM's rate= takes.
-  static const double rates[] = {0,   0,  2.5, 10,  30,  5,  20,  40,  60, 80,
-                                 120, 14, 56,  112, 168, 25, 100, 200, 300};
+  static const double rates[] = {0,  0,   2.5, 10, 30,  5,   20,  40, 60, 80,  120, 14,
+                                 56, 112, 168, 25, 100, 200, 300, 28, 50, 400, 600, 800};
   if (rate_code < 0 || rate_code >= static_cast<int>(sizeof rates / sizeof rates[0])) {
     return 0;
   }

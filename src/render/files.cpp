@@ -220,15 +220,12 @@ WriteResult planned_result(int dir, const std::string& name, const std::string& 
                            const RenderedFile& file)
 {
   const auto existing = read_existing(dir, name, full, file.content.size());
-  if (!existing) {
-    return WriteResult::created;
-  }
-  if (existing->compare(0, std::strlen(k_marker), k_marker) != 0) {
+  if (existing && existing->compare(0, std::strlen(k_marker), k_marker) != 0) {
     throw EnvironmentError(full +
                            " exists and was not written by ibsetup; leaving it alone "
                            "(move it away to let ibsetup manage it)");
   }
-  if (*existing == file.content) {
+  if (existing && *existing == file.content) {
     struct stat st {};
     // Run as root (kickstart, apply --offline), a file some other user rendered earlier is
     // not "unchanged": NetworkManager ignores keyfiles that root does not own.
@@ -238,7 +235,8 @@ WriteResult planned_result(int dir, const std::string& name, const std::string& 
       return WriteResult::unchanged;
     }
   }
-  return WriteResult::updated;
+  check_replaceable(dir, full.substr(0, full.rfind('/')), name, full);
+  return existing ? WriteResult::updated : WriteResult::created;
 }
 
 }  // namespace
@@ -250,7 +248,20 @@ WriteResult check_file(const std::string& root, const RenderedFile& file)
   const std::string name = slash == std::string::npos ? file.path : file.path.substr(slash + 1);
   const Fd dir = open_dirs(root, rel_dir, false);
   if (dir.get() < 0) {
-    return WriteResult::created;  // a directory on the way is missing: so is the file
+    // A directory on the way is missing, so is the file: the deepest one there must take
+    // the new ones.
+    std::string up = rel_dir;
+    while (!up.empty()) {
+      const auto cut = up.rfind('/');
+      up = cut == std::string::npos ? std::string() : up.substr(0, cut);
+      const Fd there = open_dirs(root, up, false);
+      if (there.get() >= 0) {
+        check_replaceable(there.get(), up.empty() ? root : under(root) + up, "",
+                          under(root) + file.path);
+        break;
+      }
+    }
+    return WriteResult::created;
   }
   return planned_result(dir.get(), name, under(root) + file.path, file);
 }

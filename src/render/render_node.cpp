@@ -4,6 +4,11 @@
 
 #include "render/write_all.hpp"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
 namespace ibsetup::render {
 
 std::optional<Format> parse_format(const std::string& name)
@@ -36,6 +41,14 @@ std::vector<FileOutcome> render_node(const profile::Profile& profile,
   } else {
     std::vector<TemplateDir> dirs;
     if (!options.templates.empty()) {
+      // Given, it must be there: a mistyped one would quietly render the stock templates.
+      struct stat st {};
+      if (stat(options.templates.c_str(), &st) != 0) {
+        throw EnvironmentError("--templates " + options.templates + ": " + std::strerror(errno));
+      }
+      if (!S_ISDIR(st.st_mode)) {
+        throw EnvironmentError("--templates " + options.templates + ": not a directory");
+      }
       dirs.push_back({options.templates, ""});
     }
     dirs.push_back({"etc/ibsetup/templates", options.root});

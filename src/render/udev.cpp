@@ -200,7 +200,7 @@ RenderedFile render_udev(const profile::ResolvedNode& node, const InventoryHost&
 }
 
 InventoryHost udev_inventory(const profile::ResolvedNode& node, const std::string& inventories,
-                             const std::string& sysfs_root)
+                             const std::string& sysfs_root, std::vector<std::string>* warnings)
 {
   if (!inventories.empty()) {
     const auto inv = partitions::read_inventories(inventories);
@@ -208,6 +208,22 @@ InventoryHost udev_inventory(const profile::ResolvedNode& node, const std::strin
     // see whether another host of the profile has that short name (one node, no profile):
     // the README says to give such a node its inventory alone.
     if (const InventoryHost* host = partitions::find_inventory(inv, node.host)) {
+      // A problem where the node's entry is (its line, its file) may have left one of its
+      // ports out: rules from the rest would give a name to the wrong port.
+      std::string own;
+      for (const auto& p : inv.problems) {
+        if (p.where == host->origin) {
+          own += (own.empty() ? " " : "; ") + p.message;
+        } else if (warnings != nullptr) {
+          warnings->push_back(p.where + ": " + p.message);
+        }
+      }
+      if (!own.empty()) {
+        throw InputError(host->origin + ": the inventory of " + node.host +
+                         " has problems, so a port may be missing from it and no rule is "
+                         "written:" +
+                         own);
+      }
       return *host;
     }
     // One line: the error printer escapes a newline, so the problems are joined with "; ".
@@ -259,7 +275,7 @@ std::vector<FileOutcome> render_udev_node(const profile::ResolvedNode& node,
   if (options.root.empty()) {
     throw Error(ErrorKind::usage, "--root DIR is required to render (use / for this system)");
   }
-  const auto host = udev_inventory(node, inventories, sysfs_root);
+  const auto host = udev_inventory(node, inventories, sysfs_root, warnings);
   auto file = render_udev(node, host);
   const auto result =
       options.dry_run ? check_file(options.root, file) : write_file(options.root, file);

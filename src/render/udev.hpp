@@ -27,11 +27,14 @@ RenderedFile render_udev(const profile::ResolvedNode& node, const partitions::In
 
 // The node's ports: its entry of read_inventories(inventories) when inventories is set, else
 // inventory::inspect_node of sysfs_root, which must then be this host's (unless sysfs_root is
-// a captured tree). Throws InputError when the source lacks the node, Error (usage) when the
-// live inventory is another host's.
+// a captured tree). Throws InputError when the source lacks the node or has a problem in the
+// node's own entry (a port left out there could make another "the only" port), Error (usage)
+// when the live inventory is another host's. The source's other problems go to warnings when
+// it is set.
 partitions::InventoryHost udev_inventory(const profile::ResolvedNode& node,
                                          const std::string& inventories,
-                                         const std::string& sysfs_root);
+                                         const std::string& sysfs_root,
+                                         std::vector<std::string>* warnings = nullptr);
 
 // One warning per base interface of node named as the kernel names IPoIB netdevs (ib0, ib1,
 // ...): the rule's rename into a name the kernel gave another port fails (EEXIST) at a boot

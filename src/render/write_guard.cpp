@@ -3,11 +3,15 @@
 #include <ibsetup/error.hpp>
 
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 namespace ibsetup::render {
@@ -16,7 +20,45 @@ namespace {
 
 constexpr int k_stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
+// "immutable" or "append-only" when fd carries the flag; "" otherwise, and where the file
+// system keeps no such flags (ENOTTY, EOPNOTSUPP: nothing to refuse there).
+const char* pinned(int fd)
+{
+  int flags = 0;
+  if (ioctl(fd, FS_IOC_GETFLAGS, &flags) != 0) {
+    return "";
+  }
+  if ((flags & FS_IMMUTABLE_FL) != 0) {
+    return "immutable (chattr +i)";
+  }
+  if ((flags & FS_APPEND_FL) != 0) {
+    return "append-only (chattr +a)";
+  }
+  return "";
+}
+
 }  // namespace
+
+void check_replaceable(int dir, const std::string& dir_path, const std::string& name,
+                       const std::string& full)
+{
+  if (const char* why = pinned(dir); *why != '\0') {
+    throw EnvironmentError(dir_path + " is " + why + "; nothing can be written in it");
+  }
+  if (faccessat(dir, ".", W_OK | X_OK, AT_EACCESS) != 0) {
+    throw EnvironmentError("cannot write in " + dir_path + ": " + std::strerror(errno));
+  }
+  if (name.empty()) {
+    return;
+  }
+  const util::UniqueFd fd(
+      openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  if (fd.get() >= 0) {
+    if (const char* why = pinned(fd.get()); *why != '\0') {
+      throw EnvironmentError(full + " is " + why + "; ibsetup cannot replace it");
+    }
+  }
+}
 
 RootLock::RootLock(const std::string& root)
     : m_fd(open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC))

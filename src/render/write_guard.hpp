@@ -37,4 +37,12 @@ private:
   sigset_t m_old;
 };
 
+// Refuses, before anything is written (and in a dry run), what the kernel would refuse later,
+// half-way through a node: a target file `name` in dir, or dir itself, marked immutable or
+// append-only (chattr +i, +a), or a dir this process cannot write in (a read-only mount).
+// dir_path names dir and full the target in messages; name may be empty (dir is where missing
+// directories will be made). Throws EnvironmentError.
+void check_replaceable(int dir, const std::string& dir_path, const std::string& name,
+                       const std::string& full);
+
 }  // namespace ibsetup::render

@@ -356,6 +356,23 @@ replay nmfail -e "profile=$work/two.yaml"
 expect "a failed NetworkManager rollback: failed, changed, the step in msg" \
   "$(field nmfail '(r["failed"], r["changed"], "rollback: roll back checkpoint" in r["msg"])')" \
   "(True, True, True)"
+# Killed by SIGKILL (the OOM killer, a cgroup's end): no rollback ran and no report came, so
+# the task is changed (it said unchanged while the MTUs had been set) and says the signal.
+printf '#!/bin/sh\nkill -KILL $$\n' >"$work/replay/killed"
+chmod +x "$work/replay/killed"
+replay killed -e "profile=$work/two.yaml"
+expect "apply killed by SIGKILL: failed, changed, the signal and no rollback in msg" \
+  "$(field killed '(r["failed"], r["changed"], "(killed by SIGKILL)" in r["msg"], "no rollback ran" in r["msg"])')" \
+  "(True, True, True, True)"
+# An error line is an error even when the path it quotes holds "warning:" (it was dropped, and
+# the task failed with "no message").
+printf '#!/bin/sh\necho "ibsetup: error: /srv/warning: staging/cluster.yaml: cannot open the profile: No such file or directory" >&2\nexit 4\n' \
+  >"$work/replay/warnpath"
+chmod +x "$work/replay/warnpath"
+replay warnpath -e "profile=$work/two.yaml"
+expect "an error quoting 'warning:' is in msg, not an Ansible warning" \
+  "$(field warnpath '("cannot open the profile" in r["msg"], "no message" in r["msg"], any("cannot open" in w for w in r.get("warnings", [])))')" \
+  "(True, False, False)"
 # JSON of the wrong shapes: clean failures or results, never a MODULE FAILURE traceback.
 printf '{"host":"n1","backend":"netlink","errors":[{"x":1}],"done":[{"y":2}],"rollback":"z","failure":"f"}\n' \
   >"$work/replay/shapes.out"

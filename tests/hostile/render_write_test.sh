@@ -4,7 +4,8 @@
 # first's temporary file, or the first the second's half-written one, into place: an empty
 # keyfile, exit 0); a SIGTERM while the files are staged undoes them (exit 7, nothing under the
 # root), and one during the renames lets the node complete; an existing target that is a device
-# is refused without being opened. strace only delays system calls, to land each event where
+# is refused without being opened; a pinned (chattr +i) target or directory is refused before
+# anything is written, in the dry run too. strace only delays system calls, to land each event where
 # it must; nothing is faked.
 source "$(dirname "$0")/lib.sh" "$@"
 if ! command -v strace >/dev/null || ! command -v flock >/dev/null; then
@@ -124,5 +125,39 @@ if mknod "$root/$keyfiles/ibsetup-ib1.nmconnection" c 1 3 2>/dev/null; then
   verdict "a device at the target: refused unopened" "$why"
 else
   echo "skip device target: mknod not permitted"
+fi
+# 6. A --templates directory that is not there is an error, not the stock templates (exit 0).
+root=$tmp/tpl
+mkdir "$root"
+hostile "mistyped --templates" 4 "--templates $tmp/no-such-dir: No such file or directory" \
+  -- render "$profile" --node lab02 --root "$root" --format ifcfg --templates "$tmp/no-such-dir"
+: >"$tmp/a-file"
+hostile "--templates a file" 4 "--templates $tmp/a-file: not a directory" \
+  -- render "$profile" --node lab02 --root "$root" --format ifcfg --templates "$tmp/a-file"
+verdict "mistyped --templates: nothing written" "$(find "$root" -mindepth 1)"
+# 7. A pinned target (chattr +i) or directory is refused before anything is written, in the
+# dry run too: the real run used to replace the others first and then fail (half a node).
+root=$tmp/pinned
+mkdir "$root"
+render "$profile" "$root"
+if chattr +i "$root/$keyfiles/ibsetup-ib0.8010.nmconnection" 2>/dev/null; then
+  cleanup_hooks+=("chattr -i '$root/$keyfiles/ibsetup-ib0.8010.nmconnection'")
+  before=$(cat "$root/$keyfiles"/*)
+  for run in --dry-run --json; do
+    hostile "immutable keyfile, $run" 4 \
+      "ibsetup-ib0.8010.nmconnection is immutable (chattr +i); ibsetup cannot replace it" \
+      -- render "$tmp/labD.yaml" --node lab02 --root "$root" "$run"
+  done
+  verdict "immutable keyfile: no file changed" "$([ "$(cat "$root/$keyfiles"/*)" = "$before" ] || echo changed)"
+  chattr -i "$root/$keyfiles/ibsetup-ib0.8010.nmconnection"
+  root=$tmp/pinned-dir
+  mkdir -p "$root/etc"
+  chattr +i "$root/etc"
+  cleanup_hooks+=("chattr -i '$root/etc'")
+  hostile "immutable /etc under the root, dry run" 4 "$root/etc is immutable (chattr +i)" \
+    -- render "$profile" --node lab02 --root "$root" --dry-run
+  chattr -i "$root/etc"
+else
+  echo "skip immutable targets: chattr not supported here"
 fi
 finish

@@ -237,6 +237,28 @@ TEST(SourcesTest, HugeLinesAndManyProblemsStayBounded)
   EXPECT_EQ(inv.problems[3].message, "8 more problems not shown");
 }
 
+// A line too long to look at is the only problem: the input was not "empty, or only comments".
+TEST(SourcesTest, AnOverlongLineAloneIsOneProblem)
+{
+  SourceLimits limits;
+  limits.max_line = 1000;
+  const auto inv = parse_source_text("cn01: " + std::string(5000, 'x') + "\n", "-", limits);
+  ASSERT_EQ(inv.problems.size(), 1U) << problems(inv);
+  EXPECT_NE(inv.problems[0].message.find("a line of 5006 bytes"), std::string::npos);
+}
+
+// A JSON error's column is the line's, "HOST: " and blanks counted (it was the column inside
+// the object).
+TEST(SourcesTest, JsonErrorColumnsAreTheLines)
+{
+  const auto prefixed = parse_source_text("cn01: {\"host\":\"cn01\",\"devices\":[}\n", "-");
+  EXPECT_NE(problems(prefixed).find("-:1: not JSON: line 1, column 33: "), std::string::npos)
+      << problems(prefixed);
+  const auto blanks = parse_source_text("   {\"host\":\"cn01\",\"devices\":[}\n", "-");
+  EXPECT_NE(problems(blanks).find("-:1: not JSON: line 1, column 30: "), std::string::npos)
+      << problems(blanks);
+}
+
 TEST(SourcesTest, TooMuchInputThrows)
 {
   test::TempDir tmp;

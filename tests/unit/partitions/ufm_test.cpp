@@ -125,8 +125,15 @@ TEST(UfmTest, RatesAreIbtaCodes)
   EXPECT_EQ(ufm_rate_gbps(12), 56);
   EXPECT_EQ(ufm_rate_gbps(16), 100);
   EXPECT_EQ(ufm_rate_gbps(17), 200);
+  // Every rate the profile takes has one: 28, 50, 400, 600 and 800 Gb/s were left out as
+  // "not one UFM's rate_limit can say".
+  EXPECT_EQ(ufm_rate_gbps(19), 28);
+  EXPECT_EQ(ufm_rate_gbps(20), 50);
+  EXPECT_EQ(ufm_rate_gbps(21), 400);
+  EXPECT_EQ(ufm_rate_gbps(22), 600);
+  EXPECT_EQ(ufm_rate_gbps(23), 800);
+  EXPECT_EQ(ufm_rate_gbps(24), 0);
   EXPECT_EQ(ufm_rate_gbps(1), 0);
-  EXPECT_EQ(ufm_rate_gbps(19), 0);
   EXPECT_EQ(ufm_rate_gbps(-1), 0);
 }
 

@@ -153,6 +153,46 @@ TEST(UdevTest, TheInventoriesProblemsAreListedOnOneLine)
   }
 }
 
+// A port of the node left out for a problem (a GUID that does not parse) made its other port
+// "the only InfiniBand port": the rule named the wrong port, exit 0. Now the node's own
+// problems stop the render; another host's are warnings.
+TEST(UdevTest, AProblemInTheNodesOwnEntryStopsTheRules)
+{
+  ibsetup::test::TempDir dir;
+  const auto node = node_with("      - name: fab0\n");
+  std::ofstream(dir.path() / "cn01.json")
+      << R"({"host":"cn01","devices":[{"name":"mlx5_0","ports":[{"port":1,)"
+      << R"("link_layer":"InfiniBand","port_guid":"0x0c42a1030016e7eZ"}]},)"
+      << R"({"name":"mlx5_1","ports":[{"port":1,"link_layer":"InfiniBand",)"
+      << R"("port_guid":"0x0c42a1030016e7f8"}]}],"netdevs":[]})"
+      << "\n";
+  try {
+    udev_inventory(node, dir.path().string(), "/sys");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(std::string::npos, what.find("cn01.json: the inventory of cn01 has problems, so a "
+                                           "port may be missing from it"))
+        << what;
+    EXPECT_NE(std::string::npos, what.find("is not a GUID")) << what;
+  }
+  // The same port problem on another host's entry: a warning, and cn01's rules are written.
+  ibsetup::test::TempDir other;
+  std::ofstream(other.path() / "cn01.json")
+      << R"({"host":"cn01","devices":[{"name":"mlx5_1","ports":[{"port":1,)"
+      << R"("link_layer":"InfiniBand","port_guid":"0x0c42a1030016e7f8"}]}],"netdevs":[]})"
+      << "\n";
+  std::ofstream(other.path() / "cn02.json")
+      << R"({"host":"cn02","devices":[{"name":"mlx5_0","ports":[{"port":1,)"
+      << R"("link_layer":"InfiniBand","port_guid":"zz"}]}],"netdevs":[]})"
+      << "\n";
+  std::vector<std::string> warnings;
+  const auto host = udev_inventory(node, other.path().string(), "/sys", &warnings);
+  EXPECT_EQ(host.ports.size(), 1U);
+  ASSERT_EQ(warnings.size(), 1U);
+  EXPECT_NE(std::string::npos, warnings[0].find("cn02.json: ")) << warnings[0];
+}
+
 TEST(UdevTest, KernelNamesAreWarned)
 {
   const auto node = node_with(

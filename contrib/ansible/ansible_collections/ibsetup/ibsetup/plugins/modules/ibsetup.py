@@ -240,6 +240,8 @@ stderr:
 
 import json
 import os
+import re
+import signal
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.six import string_types
@@ -309,6 +311,26 @@ def wait_seconds(module, value):
     return seconds
 
 
+# ibsetup's warnings on stderr: "ibsetup: warning: ..." (and a profile's FILE:LINE:COL form).
+# Classified by where the line starts: an error line may quote a path holding "warning:".
+WARNING_LINE = re.compile(r'^(?:ibsetup: warning: |[^\s:][^:]*:\d+:\d+: warning: )')
+
+
+def is_warning(line):
+    return WARNING_LINE.match(line) is not None
+
+
+def exit_text(rc):
+    """rc as run_command gives it: a negative one is the signal that ended ibsetup."""
+    if rc < 0:
+        try:
+            name = signal.Signals(-rc).name
+        except ValueError:
+            name = 'signal %d' % -rc
+        return 'killed by %s' % name
+    return 'exit %d' % rc
+
+
 def error_messages(stderr, docs):
     """ibsetup's own words for a failure: the JSON's errors and failure, then its error lines
     on stderr (an invalid profile prints nothing on stdout, only FILE:LINE:COL lines)."""
@@ -322,7 +344,7 @@ def error_messages(stderr, docs):
         out += ['rollback: %s' % r for r in texts(doc.get('rollback')) if failed_step(r)]
     for line in stderr.splitlines():
         line = line.rstrip()
-        if not line or line.startswith('ibsetup: backend ') or 'warning:' in line:
+        if not line or line.startswith('ibsetup: backend ') or is_warning(line):
             continue
         out.append(line)
     seen = set()
@@ -379,7 +401,7 @@ class Runner(object):
     def fail(self, what, rc, docs, stderr, why=None):
         messages = error_messages(stderr, docs) + ([why] if why else [])
         text = '\n'.join(messages) if messages else 'no message'
-        self.module.fail_json(msg='ibsetup %s failed (exit %d): %s' % (what, rc, text),
+        self.module.fail_json(msg='ibsetup %s failed (%s): %s' % (what, exit_text(rc), text),
                               **self.result)
 
     def warn(self, docs):
@@ -388,7 +410,7 @@ class Runner(object):
         for doc in docs:
             found += texts(doc.get('warnings'))
         for line in self.result.get('stderr', '').splitlines():
-            if 'warning: ' in line:
+            if is_warning(line):
                 found.append(line.replace('ibsetup: warning: ', '', 1))
         seen = set()
         for w in found:
@@ -472,7 +494,12 @@ def do_apply(runner, params, wait):
     rollback_failed = report is not None and any(
         failed_step(r) for r in texts(report.get('rollback')))
     ok = rc in (RC_OK, RC_REBOOT_REQUIRED)
-    runner.result['changed'] = bool(done) if ok else bool(firmware_done) or rollback_failed
+    # Killed by a signal it cannot handle (SIGKILL: the OOM killer, a cgroup's end) or crashed,
+    # ibsetup rolled nothing back and printed no report: whatever it had done stays, so the
+    # node counts as changed (what it did is unknown).
+    killed = rc < 0
+    runner.result['changed'] = (bool(done) if ok else
+                                bool(firmware_done) or rollback_failed or killed)
     runner.result['reboot_required'] = (rc == RC_REBOOT_REQUIRED or
                                         (firmware is not None and
                                          firmware.get('reboot_required') is True))
@@ -481,6 +508,10 @@ def do_apply(runner, params, wait):
     runner.result['diff'] = prepared_diff(
         'applied on %s: %d changes' % (runner.result.get('node', ''), len(done)), done)
     runner.warn(docs)
+    if killed:
+        runner.fail('apply', rc, docs, stderr,
+                    'no rollback ran, so the node may be half-applied: run the task again '
+                    '(apply converges from where it stopped)')
     if not ok:
         runner.fail('apply', rc, docs, stderr)
     # Exit 0 says the interfaces are done, 9 that a link type waits for the reboot: each comes
