@@ -3,6 +3,7 @@
 #include "common/strings.hpp"
 
 #include <ibsetup/error.hpp>
+#include <ibsetup/hostlist.hpp>
 #include <ibsetup/render.hpp>
 
 #include <map>
@@ -34,6 +35,18 @@ void check_host_name(const std::string& name, const std::string& pattern)
                                         "; host names may hold only ASCII letters, digits, '.', "
                                         "'-' and '_'");
     }
+  }
+  // The profile's own host-name rules: a leading '-' would make the name an option in the argv
+  // of ssh or clush; a leading or trailing '.', or "..", is no name a resolver answers.
+  if (!is_valid_hostname(name)) {
+    // Exit 2 for the user's pattern, 3 when the profile's names make the default give it.
+    throw Error(pattern.empty() ? ErrorKind::bad_input : ErrorKind::usage,
+                (pattern.empty() ? std::string("the default hosts pattern")
+                                 : "--hosts-pattern '" + util::escape_text(pattern) + "'") +
+                    " gives the host name '" + util::escape_text(name) +
+                    "', which is not one: a host name does not start with '-' or '.', end with "
+                    "'.', hold \"..\", or run past " +
+                    std::to_string(k_max_hostname) + " bytes");
   }
 }
 

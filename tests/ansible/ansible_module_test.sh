@@ -373,6 +373,15 @@ replay warnpath -e "profile=$work/two.yaml"
 expect "an error quoting 'warning:' is in msg, not an Ansible warning" \
   "$(field warnpath '("cannot open the profile" in r["msg"], "no message" in r["msg"], any("cannot open" in w for w in r.get("warnings", [])))')" \
   "(True, False, False)"
+# Bytes that are not UTF-8 in a warning, and JSON nested past Python's stack: a clean result,
+# not a MODULE FAILURE traceback (syslog could not encode the warning; json recursed).
+printf '#!/bin/sh\nprintf "ibsetup: warning: bad \\377\\376 bytes\\n" >&2\npython3 -c "print(\\"[\\" * 200000)"\nexit 3\n' \
+  >"$work/replay/bytes"
+chmod +x "$work/replay/bytes"
+replay bytes -e "profile=$work/two.yaml"
+expect "non-UTF-8 warning, deep JSON: a clean failure" \
+  "$(field bytes '(r["failed"], r["rc"], "MODULE FAILURE" in r["msg"], any("bad" in w for w in r.get("warnings", [])))')" \
+  "(True, 3, False, True)"
 # JSON of the wrong shapes: clean failures or results, never a MODULE FAILURE traceback.
 printf '{"host":"n1","backend":"netlink","errors":[{"x":1}],"done":[{"y":2}],"rollback":"z","failure":"f"}\n' \
   >"$work/replay/shapes.out"

@@ -62,6 +62,12 @@ hostile hosts-pattern-space 2 "contains U+0020 ' '; host names may hold only" \
 hostile hosts-pattern-newline 2 'contains U+000A; host names may hold only' \
   -- render "$tmp/plain.yaml" --node n1 --format hosts --root "$tmp/root" \
   --hosts-pattern "$(printf '{host}\n10.6.6.6 evil')"
+# The profile's host-name rules too: a leading '-' (an option in ssh's or clush's argv), a
+# leading or trailing '.', "..", a name past 253 bytes (all were written, exit 0).
+for p in '-{host}' '.{host}' '{host}.' '{host}..{if}' "{host}-$(printf 'a%.0s' $(seq 1 300))"; do
+  hostile "hosts-pattern-rules ${p:0:16}" 2 "which is not one: a host name does not start with" \
+    -- render "$tmp/plain.yaml" --node n1 --format hosts --root "$tmp/root" --hosts-pattern "$p"
+done
 if [ -e "$tmp/root/etc/hosts.ibsetup" ]; then
   bad "hosts-pattern: a hosts file was written"
 else

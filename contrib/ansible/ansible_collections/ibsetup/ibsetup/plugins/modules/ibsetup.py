@@ -270,7 +270,7 @@ def json_documents(text):
     while pos < len(text):
         try:
             doc, end = decoder.raw_decode(text, pos)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nesting past Python's stack
             break
         if isinstance(doc, dict):
             docs.append(doc)
@@ -289,7 +289,10 @@ def texts(value):
 
 
 def shown(text):
-    """Text from the host in the diff, with control characters escaped as ibsetup does."""
+    """Text from the host in the diff, with control characters escaped as ibsetup does, and
+    bytes that were not UTF-8 (run_command keeps them as lone surrogates, which syslog and the
+    JSON result cannot encode) as "?"."""
+    text = text.encode('utf-8', 'replace').decode('utf-8')
     return ''.join('\\x%02x' % ord(c) if ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f else c
                    for c in text)
 
@@ -400,7 +403,7 @@ class Runner(object):
 
     def fail(self, what, rc, docs, stderr, why=None):
         messages = error_messages(stderr, docs) + ([why] if why else [])
-        text = '\n'.join(messages) if messages else 'no message'
+        text = '\n'.join(shown(m) for m in messages) if messages else 'no message'
         self.module.fail_json(msg='ibsetup %s failed (%s): %s' % (what, exit_text(rc), text),
                               **self.result)
 
@@ -416,7 +419,7 @@ class Runner(object):
         for w in found:
             if w not in seen:
                 seen.add(w)
-                self.module.warn('ibsetup: %s' % w)
+                self.module.warn('ibsetup: %s' % shown(w))
 
 
 def firmware_lines(doc):
