@@ -197,12 +197,24 @@ int PipelineCommands::run()
 int PipelineCommands::plan()
 {
   const Desired d = load(m_file, m_node, m_quiet);
-  const auto result =
+  auto result =
       apply::plan_node(d.node, m_sysfs_root, {m_prune || d.node.prune}, m_firmware.resolved());
+  const bool unknown = result.firmware.status == firmware::StepStatus::unknown;
+  if (unknown && m_json) {
+    // The text output says so in its firmware section; the JSON has none.
+    result.plan.warnings.push_back("firmware link types: not known: " + result.firmware.unknown);
+  }
   std::cout << (m_json ? plan::plan_to_json(result.plan) : plan::plan_to_text(result.plan));
   print_firmware_section(result.firmware, m_json);
   if (!result.plan.errors.empty()) {
     return exit_code(ErrorKind::bad_input);
+  }
+  if (m_detailed_exitcode && unknown) {
+    // 0 would say nothing is pending, which the unread link types cannot confirm.
+    std::cerr << "ibsetup: error: firmware link types could not be read, so whether changes "
+                 "are pending is not known: "
+              << util::escape_text(result.firmware.unknown) << '\n';
+    return exit_code(ErrorKind::environment);
   }
   if (m_detailed_exitcode && result.changes()) {
     return exit_code(ErrorKind::changes_pending);

@@ -271,11 +271,23 @@ bool Report::reboot_required() const
 int physical_port(const inventory::Device& device, const std::string& pci, int port,
                   const std::string& path)
 {
+  const std::string who = path + ": " + device.name + " (" + pci + ")";
   if (device.ports.size() > 1) {
+    // Asked of mstconfig, a port the card lacks reads as "no LINK_TYPE parameters": a fixed
+    // link type, which it is not.
+    std::string ports;
+    bool found = false;
+    for (const auto& p : device.ports) {
+      ports += (ports.empty() ? "" : ", ") + std::to_string(p.port);
+      found = found || p.port == port;
+    }
+    if (!found) {
+      throw InputError(who + " has ports " + ports + ", so port " + std::to_string(port) +
+                       " is not on it");
+    }
     return port;
   }
   const int function = split_function(pci).second;
-  const std::string who = path + ": " + device.name + " (" + pci + ")";
   if (function > 1) {
     throw InputError(who + " has a single port and is PCI function " + std::to_string(function) +
                      ": ibsetup cannot tell which physical port of the card it is (only "
@@ -496,7 +508,11 @@ void detail::write_reboot_marker(const std::string& path, const State& state,
         lines +=
             " LINK_TYPE_P" + std::to_string(p.mst_port()) + "=" + mst_name(*p.next_boot) + " (" +
             (p.mst_port() != p.port ? "port " + std::to_string(p.port) + ", " : std::string()) +
-            "running " + (p.link_layer ? p.link_layer->name() : "?") + ")";
+            "running " +
+            (p.link_layer && p.link_layer->value != inventory::LinkLayer::other
+                 ? p.link_layer->name()
+                 : std::string("?")) +
+            ")";
       }
     }
     lines += "\n";

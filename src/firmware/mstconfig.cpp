@@ -114,7 +114,14 @@ private:
     ProcessOptions options;
     options.timeout = m_timeout;
     options.finish_on_signal = finish_on_signal;
-    const ProcessResult r = run_process(argv, options);
+    ProcessResult r = run_process(argv, options);
+    // Its text ends up in exception messages, which are C strings: a NUL would cut off the
+    // rest, the exit status and ibsetup's own hint included. Shown as the escape it gets.
+    for (std::string* text : {&r.out, &r.err}) {
+      for (size_t at = text->find('\0'); at != std::string::npos; at = text->find('\0', at)) {
+        text->replace(at, 1, "\\x00");
+      }
+    }
     const std::string command = util::join(argv, " ");
     if (r.timed_out || r.signal != 0) {
       throw EnvironmentError(command + " " + r.describe(m_timeout));

@@ -143,8 +143,10 @@ std::string to_json(const State& state, const Report* report)
       } else {
         w.key("next_boot").null();
       }
-      w.key("running").value(p.link_layer ? std::optional<std::string>(p.link_layer->name())
-                                          : std::nullopt);
+      // The documented values only: text the kernel gave that ibsetup does not know is null.
+      w.key("running").value(p.link_layer && p.link_layer->value != inventory::LinkLayer::other
+                                 ? std::optional<std::string>(p.link_layer->name())
+                                 : std::nullopt);
       w.key("change").value(shown.queried && p.differs());
       w.key("reboot_pending").value(detail::reboot_owed(d, p, done_of(report)));
       w.end_object();

@@ -4,6 +4,7 @@
 #include "profile/reader_fields.hpp"
 
 #include <cmath>
+#include <map>
 
 namespace ibsetup::profile::detail {
 
@@ -271,8 +272,19 @@ void read_hca(const Entry& item, HcaSpec& hca, Diagnostics& diags)
     }
   }
   if (const auto* e = m.get("ports")) {
+    std::map<int, std::string> seen;  // port -> where first listed
     for (const auto& p : read_list(*e, diags)) {
-      read_port(p, hca.ports.emplace_back(), diags);
+      PortSpec& port = hca.ports.emplace_back();
+      read_port(p, port, diags);
+      // Two entries for one port would be folded, the last winning: a link type, state or
+      // rate silently dropped.
+      if (port.port != 0) {
+        if (const auto [it, fresh] = seen.emplace(port.port, p.path); !fresh) {
+          diags.error(p.value_mark, p.path + ".port",
+                      "port " + std::to_string(port.port) + " is listed twice in this HCA (also " +
+                          it->second + "); list each port once");
+        }
+      }
     }
   }
 }

@@ -543,5 +543,61 @@ else
   echo "SKIP apply's firmware step: needs root and unshare"
 fi
 
+# A link layer the kernel's sysfs gives as text ibsetup does not know cannot add a line to the
+# reboot marker (it went in raw: a forged device line), and is null in --json as documented.
+cp -a "$fixtures/vpi-eth-port" "$work/odd-tree"
+ll=$(find "$work/odd-tree" -path '*mlx5_0/ports/2/link_layer')
+printf 'Token\nmlx5_9 0000:99:00.0 LINK_TYPE_P1=ETH (running InfiniBand)\n' >"$ll"
+fake
+state 0000:5e:00.0 IB ETH
+rm -f "$marker_file"
+out=$(fw "$work/vpi.yaml" --node v1 --sysfs-root "$work/odd-tree" --apply); code=$?
+expect_code "odd link layer: reboot owed" "$code" 9
+expect_grep "odd link layer: the marker's line" \
+  '^mlx5_0 0000:5e:00.0 LINK_TYPE_P2=IB \(running \?\)$' "$(cat "$marker_file")"
+expect_no_grep "odd link layer: no forged line" 'mlx5_9' "$(cat "$marker_file")"
+state 0000:5e:00.0 IB ETH
+out=$(fw "$work/vpi.yaml" --node v1 --sysfs-root "$work/odd-tree" --json)
+expect_grep "odd link layer: running null in --json" '"port":2,"desired":"ib","next_boot":"eth","running":null' "$out"
+# A port the multi-port HCA does not have is an input error before mstconfig runs (it used to
+# be asked, and its answer read as a fixed link type).
+cat >"$work/p3.yaml" <<'EOF2'
+version: 1
+nodes:
+  - hosts: "v1"
+    hcas:
+      - device: mlx5_0
+        ports:
+          - {port: 3, link_type: ib}
+EOF2
+fake
+rm -f "$work/log"
+out=$(fw "$work/p3.yaml" "${vpi[@]}"); code=$?
+expect_code "port 3 of a two-port HCA: exit 3" "$code" 3
+expect_grep "port 3 of a two-port HCA: named" 'mlx5_0 \(0000:5e:00.0\) has ports 1, 2, so port 3 is not on it' "$out"
+[ ! -e "$work/log" ] && ok || bad "port 3 of a two-port HCA: mstconfig was run" "$(log)"
+
+# A NUL in mstconfig's output no longer cuts the error short: the exit status and the rest of
+# the line are there, the NUL shown as \x00.
+printf '#!/bin/sh\nprintf -- "-E- Failed to open the device\\000 rest\\n" >&2\nexit 3\n' >"$work/mstconfig"
+chmod +x "$work/mstconfig"
+out=$(fw "$work/two.yaml" "${two[@]}"); code=$?
+expect_code "NUL in mstconfig's output: exit 4" "$code" 4
+expect_grep "NUL in mstconfig's output: the whole message" \
+  'Failed to open the device\\x00 rest \(exit status 3\); is there a Mellanox' "$out"
+
+# plan with link types that cannot be read (mstconfig hangs): the JSON says so in warnings,
+# and --detailed-exitcode exits 4 (it exited 0, "nothing pending", with nothing in the JSON).
+printf '#!/bin/sh\nexec sleep 30\n' >"$work/mstconfig"
+out=$("$bin" plan "$work/two.yaml" "${two[@]}" --mstconfig "$work/mstconfig" \
+  --mstconfig-timeout-ms 300 --json 2>/dev/null); code=$?
+expect_code "plan --json, link types unreadable: exit 0" "$code" 0
+expect_grep "plan --json, link types unreadable: in warnings" '"warnings":\["firmware link types: not known: ' "$out"
+out=$("$bin" plan "$work/two.yaml" "${two[@]}" --mstconfig "$work/mstconfig" \
+  --mstconfig-timeout-ms 300 --json --detailed-exitcode 2>&1); code=$?
+expect_code "plan --detailed-exitcode, link types unreadable: exit 4" "$code" 4
+expect_grep "plan --detailed-exitcode, link types unreadable: said why" \
+  'error: firmware link types could not be read, so whether changes are pending is not known' "$out"
+
 echo "firmware: $pass passed, $fail failed"
 [ "$fail" = 0 ]
