@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -16,6 +17,8 @@
 namespace ibsetup::apply {
 
 namespace {
+
+constexpr uint64_t k_pid_max_limit = 4194304;  // PID_MAX_LIMIT on 64-bit kernels
 
 // Why fd is not a lock file ibsetup may write its pid into; "" when it is.
 std::string not_a_lock_file(int fd)
@@ -40,10 +43,24 @@ std::string not_a_lock_file(int fd)
     return "it reads as " + std::to_string(n) + " bytes but says " + std::to_string(st.st_size) +
            " (a kernel file, not a lock file)";
   }
-  for (ssize_t i = 0; i < n; ++i) {
-    if ((buf[i] < '0' || buf[i] > '9') && buf[i] != '\n') {
+  // One pid, as ibsetup writes it: digits and one newline at the end. "123\n456" or a number
+  // no pid can be (the kernel's PID_MAX_LIMIT is 2^22) is someone else's file.
+  ssize_t end = n;
+  if (end > 0 && buf[end - 1] == '\n') {
+    --end;
+  }
+  uint64_t value = 0;
+  for (ssize_t i = 0; i < end; ++i) {
+    if (buf[i] < '0' || buf[i] > '9') {
       return "it holds something other than a pid";
     }
+    value = value * 10 + static_cast<uint64_t>(buf[i] - '0');
+    if (value > k_pid_max_limit) {
+      return "it holds a number larger than any pid";
+    }
+  }
+  if (end > 0 && value == 0) {
+    return "it holds 0, which is no pid";
   }
   return "";
 }
@@ -61,6 +78,12 @@ ApplyLock::ApplyLock(const std::string& path, int wait_seconds)
   }
   m_fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
   if (m_fd < 0) {
+    if (errno == ELOOP) {
+      // O_NOFOLLOW's error, whose text ("Too many levels of symbolic links") misleads.
+      throw EnvironmentError("will not use " + path +
+                             " as the lock file: it is a symbolic link; give --lock-file a path "
+                             "of its own (nothing was changed)");
+    }
     throw EnvironmentError("cannot open the lock file " + path + ": " + std::strerror(errno));
   }
   // The pid is written over the file: a path given by mistake (--lock-file /etc/hosts) must

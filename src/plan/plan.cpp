@@ -314,6 +314,15 @@ private:
         error(d.name, below + "the kernel would remove " + lost);
         return;
       }
+      if (n == nullptr || !n->mtu || *n->mtu >= profile::detail::k_ipv6_min_mtu) {
+        // Nothing the profile manages is lost, but the kernel's IPv6 state of the interface
+        // is: when the MTU rises again (a rollback, a later apply) it starts afresh from the
+        // defaults, disable_ipv6 and accept_ra included.
+        warning(d.name, below + "the kernel takes IPv6 off " + d.name +
+                            " (its link-local address and its IPv6 settings, such as "
+                            "disable_ipv6 and accept_ra, which come back as the defaults when "
+                            "the MTU rises again, a rollback's included)");
+      }
     }
     Action a;
     a.kind = ActionKind::set_mtu;

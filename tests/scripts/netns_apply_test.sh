@@ -222,6 +222,15 @@ grep -q "ib0: mtu 1000 is below 1280, the IPv6 minimum: the kernel would remove 
   ok "mtu below 1280: the error names the address" ||
   bad "mtu below 1280: the error names the address" "$out"
 
+# 12b. Without an IPv6 address the lower MTU goes ahead, but the plan warns: the kernel's IPv6
+# state of the interface (disable_ipv6, accept_ra) comes back as the defaults when the MTU
+# rises again, a rollback's included, so a rollback cannot restore it.
+fresh
+out=$(in_a "$ibsetup" plan "$work/low-mtu.yaml" --node n1 2>&1)
+grep -q "ib0: mtu 1000 is below 1280, the IPv6 minimum: the kernel takes IPv6 off ib0" <<<"$out" &&
+  ok "mtu below 1280 without IPv6 addresses: warned" ||
+  bad "mtu below 1280 without IPv6 addresses: warned" "$out"
+
 # 13. Undoing "up" takes the link down, which flushes its IPv6 addresses: the rollback puts
 # them back. ib1 is down with the wanted fd00:78::1/64 and an extra fd00:99::5/64 (which
 # apply removes); SIGTERM once ib1 is up.

@@ -391,6 +391,23 @@ TEST(ApplyLock, AFileThatHoldsMoreThanAPidIsLeftAlone)
     EXPECT_NE(std::string(e.what()).find("it is not a regular file"), std::string::npos)
         << e.what();
   }
+  // Numbers that are not one pid: several, one past any pid, 0 (they were overwritten).
+  for (const char* numbers : {"123\n456\n", "99999999999999999999999\n", "4194305", "0\n"}) {
+    const std::string path = (dir.path() / "numbers").string();
+    std::ofstream(path, std::ios::trunc) << numbers;
+    EXPECT_THROW({ const apply::ApplyLock lock(path, 0); }, EnvironmentError) << numbers;
+    EXPECT_EQ(numbers, test::read_text(path));
+  }
+  // A symbolic link is named as one (the message was O_NOFOLLOW's "Too many levels of
+  // symbolic links").
+  const std::string link = (dir.path() / "link").string();
+  ASSERT_EQ(0, symlink("stale", link.c_str()));
+  try {
+    const apply::ApplyLock lock(link, 0);
+    ADD_FAILURE() << "took a symbolic link as the lock file";
+  } catch (const EnvironmentError& e) {
+    EXPECT_NE(std::string(e.what()).find("it is a symbolic link"), std::string::npos) << e.what();
+  }
   // A stale lock file of an earlier run (its pid and a newline) is taken over.
   const std::string stale = (dir.path() / "stale").string();
   std::ofstream(stale) << "4242\n";
