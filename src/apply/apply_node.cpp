@@ -3,6 +3,7 @@
 #include <ibsetup/inventory.hpp>
 #include <ibsetup/nm.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -12,10 +13,15 @@ namespace {
 
 const char* const k_live_root = "/sys";
 
-std::string foreign_warning(const Foreign& f)
+std::string foreign_warning(const Foreign& f, bool adopt)
 {
+  // With --adopt, a profile left alone is one that NetworkManager could also activate on
+  // interfaces the profile does not declare (nm/claims.hpp, Claim::shared).
   return "profile '" + f.id + "' (" + f.uuid + ") also claims " + f.interface +
-         "; left alone (--adopt replaces it)";
+         (adopt ? "; left alone, even with --adopt: it is also a candidate for IPoIB interfaces "
+                  "the profile does not declare (bound by match.interface-name, or by nothing); "
+                  "bind it to one interface, or remove it by hand"
+                : "; left alone (--adopt replaces it)");
 }
 
 // Reads this host again and plans what is left. The NetworkManager backend never deletes
@@ -88,8 +94,12 @@ void apply_networkmanager(const profile::ResolvedNode& node, const std::string& 
   out.ran = true;
   for (const auto& f : out.report.foreign) {
     // Left alone; a dry run with --adopt lists the deletion in done instead.
-    if (f.saved.empty() && !(options.dry_run && options.adopt)) {
-      out.warnings.push_back(foreign_warning(f));
+    const bool listed =
+        options.dry_run && options.adopt &&
+        std::find(out.report.done.begin(), out.report.done.end(),
+                  "would delete foreign " + f.id + " (" + f.uuid + ")") != out.report.done.end();
+    if (f.saved.empty() && !listed) {
+      out.warnings.push_back(foreign_warning(f, options.adopt));
     }
   }
   if (!out.report.ok()) {

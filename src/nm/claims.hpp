@@ -20,10 +20,22 @@ struct ClaimTarget {
   std::string hw_address;
 };
 
-// True when c, a profile other than ibsetup's own, is one NetworkManager could activate on the
+enum class Claim {
+  none,
+  // Bound to this interface (by name, port GUID, parent and p-key) or carrying ibsetup's id:
+  // --adopt may take it over.
+  own,
+  // A candidate for other IPoIB devices as well (bound by match.interface-name, or by
+  // nothing): reported, but --adopt leaves it, since deleting it would take it from
+  // interfaces the profile does not declare.
+  shared,
+};
+
+// Whether c, a profile other than ibsetup's own, is one NetworkManager could activate on the
 // interface, or carries ibsetup's id. Only InfiniBand profiles count: NetworkManager activates
-// no other type on an IPoIB device.
-bool claims(NMConnection* c, const ClaimTarget& target);
+// no other type on an IPoIB device. A profile restricted by match.path, match.driver or
+// match.kernel-command-line, which ibsetup does not evaluate, claims nothing.
+Claim claims(NMConnection* c, const ClaimTarget& target);
 
 // NetworkManager's match.interface-name semantics: shell patterns, optional ("|p", the default)
 // or mandatory ("&p", and "!p" meaning "&!p"), a leading backslash escaping the prefix; an

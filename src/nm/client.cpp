@@ -1,5 +1,7 @@
 #include "nm/client.hpp"
 
+#include <algorithm>
+
 namespace ibsetup::nm {
 
 struct Pending {
@@ -225,8 +227,11 @@ std::string Client::checkpoint_create(const std::vector<NMDevice*>& devices,
                                       unsigned rollback_timeout_s)
 {
   GPtrArray* array = g_ptr_array_new();
+  m_checkpoint_devices.clear();
   for (NMDevice* d : devices) {
     g_ptr_array_add(array, d);
+    const char* iface = nm_device_get_iface(d);
+    m_checkpoint_devices[nm_object_get_path(NM_OBJECT(d))] = iface != nullptr ? iface : "?";
   }
   Pending p;
   // New profiles are deleted on rollback, so a rollback NetworkManager does on its own
@@ -247,7 +252,7 @@ std::string Client::checkpoint_create(const std::vector<NMDevice*>& devices,
   return nm_object_get_path(NM_OBJECT(cp.get()));
 }
 
-void Client::checkpoint_rollback(const std::string& path)
+std::vector<std::string> Client::checkpoint_rollback(const std::string& path)
 {
   Pending p;
   nm_client_checkpoint_rollback(m_client, path.c_str(), p.cancellable, on_ready, &p);
@@ -257,7 +262,48 @@ void Client::checkpoint_rollback(const std::string& path)
   if (results == nullptr) {
     throw CallError(take_message(error));
   }
+  auto failed = rollback_failures(results, m_checkpoint_devices);
   g_hash_table_unref(results);
+  return failed;
+}
+
+std::vector<std::string> rollback_failures(GHashTable* results,
+                                           const std::map<std::string, std::string>& devices)
+{
+  // Device path -> NMRollbackResult: the call succeeds even when a device was not restored.
+  std::vector<std::string> failed;
+  GHashTableIter it;
+  gpointer key = nullptr;
+  gpointer value = nullptr;
+  g_hash_table_iter_init(&it, results);
+  while (g_hash_table_iter_next(&it, &key, &value) != FALSE) {
+    const auto result = static_cast<NMRollbackResult>(GPOINTER_TO_UINT(value));
+    if (result == NM_ROLLBACK_RESULT_OK) {
+      continue;
+    }
+    std::string name = static_cast<const char*>(key);
+    if (const auto known = devices.find(name); known != devices.end()) {
+      name = known->second;
+    }
+    failed.push_back(name + ": " +
+                     (result == NM_ROLLBACK_RESULT_ERR_NO_DEVICE          ? "the device is gone"
+                      : result == NM_ROLLBACK_RESULT_ERR_DEVICE_UNMANAGED ? "no longer managed"
+                                                                          : "not restored"));
+  }
+  std::sort(failed.begin(), failed.end());
+  return failed;
+}
+
+void Client::checkpoint_adjust(const std::string& path, unsigned seconds)
+{
+  Pending p;
+  nm_client_checkpoint_adjust_rollback_timeout(m_client, path.c_str(), seconds, p.cancellable,
+                                               on_ready, &p);
+  GError* error = nullptr;
+  if (!nm_client_checkpoint_adjust_rollback_timeout_finish(
+          m_client, wait(p, "adjust the checkpoint's rollback timeout", m_timeout_s), &error)) {
+    throw CallError(take_message(error));
+  }
 }
 
 void Client::checkpoint_destroy(const std::string& path)

@@ -7,6 +7,7 @@
 
 #include <NetworkManager.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -56,8 +57,12 @@ public:
 
   // Returns the checkpoint's D-Bus path.
   std::string checkpoint_create(const std::vector<NMDevice*>& devices, unsigned rollback_timeout_s);
-  void checkpoint_rollback(const std::string& path);
+  // Rolls back; returns the devices NetworkManager could not restore ("ib0: unmanaged"), empty
+  // when every one was. Throws when the rollback itself is refused.
+  std::vector<std::string> checkpoint_rollback(const std::string& path);
   void checkpoint_destroy(const std::string& path);
+  // NetworkManager's own rollback of path now happens seconds from now (AdjustRollbackTimeout).
+  void checkpoint_adjust(const std::string& path, unsigned seconds);
 
 private:
   GAsyncResult* wait(Pending& pending, const std::string& what, unsigned timeout_s);
@@ -65,6 +70,14 @@ private:
   GMainContext* m_context = nullptr;
   NMClient* m_client = nullptr;
   unsigned m_timeout_s;
+  // The checkpoint's devices by D-Bus path: a rollback names them by interface even when one
+  // is gone by then.
+  std::map<std::string, std::string> m_checkpoint_devices;
 };
+
+// The devices a CheckpointRollback's results (D-Bus path -> NMRollbackResult) say were not
+// restored, as "ib0: no longer managed", sorted; devices maps paths to interface names.
+std::vector<std::string> rollback_failures(GHashTable* results,
+                                           const std::map<std::string, std::string>& devices);
 
 }  // namespace ibsetup::nm

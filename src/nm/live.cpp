@@ -148,6 +148,23 @@ public:
     if (m_options.interrupted()) {
       throw CallError("interrupted before this step");
     }
+    if (!m_report.checkpoint.empty()) {
+      // --rollback-timeout counts from ibsetup's last step, not from the checkpoint's
+      // creation: a long run (many activations) would otherwise see NetworkManager roll back
+      // by itself half-way. An activation may take its own wait on top.
+      const bool activation = what.compare(0, 9, "activate ") == 0;
+      try {
+        m_client.checkpoint_adjust(
+            m_report.checkpoint,
+            m_options.rollback_timeout_s + (activation ? m_options.activation_timeout_s : 0));
+      } catch (const CallError& e) {
+        m_checkpoint_gone = true;
+        throw CallError("NetworkManager no longer holds checkpoint " + m_report.checkpoint +
+                        " (it rolled back by itself, more than " +
+                        std::to_string(m_options.rollback_timeout_s) +
+                        " s after the last step, or it restarted): " + e.what());
+      }
+    }
   }
 
   void done(const std::string& what)
@@ -178,14 +195,25 @@ private:
   Report& m_report;
   std::vector<Undo> m_journal;
   std::string m_current;
+  bool m_checkpoint_gone = false;  // NetworkManager no longer has it: nothing to roll back to
 };
 
 void Session::undo()
 {
-  if (!m_report.checkpoint.empty()) {
+  if (!m_report.checkpoint.empty() && m_checkpoint_gone) {
+    note("roll back checkpoint " + m_report.checkpoint +
+         " ... failed: NetworkManager no longer holds it; the journal below restores the "
+         "profiles, not the devices");
+  } else if (!m_report.checkpoint.empty()) {
     try {
-      m_client.checkpoint_rollback(m_report.checkpoint);
-      note("rolled back checkpoint " + m_report.checkpoint + " ... ok");
+      const auto failed = m_client.checkpoint_rollback(m_report.checkpoint);
+      if (failed.empty()) {
+        note("rolled back checkpoint " + m_report.checkpoint + " ... ok");
+      } else {
+        // The call succeeded, but these devices are not as they were.
+        note("roll back checkpoint " + m_report.checkpoint +
+             " ... failed: " + util::join(failed, "; "));
+      }
     } catch (const CallError& e) {
       note("roll back checkpoint " + m_report.checkpoint + " ... failed: " + e.what());
     }
@@ -224,8 +252,10 @@ void Session::undo()
   }
 }
 
+// shared: the foreign profiles that are also candidates for other IPoIB devices (Claim::shared),
+// which --adopt leaves alone.
 std::vector<Item> survey(Client& client, const profile::ResolvedNode& node,
-                         const std::string& cluster, Report& report)
+                         const std::string& cluster, Report& report, std::set<std::string>& shared)
 {
   std::vector<Item> items;
   for (const auto& i : node.interfaces) {
@@ -246,10 +276,14 @@ std::vector<Item> survey(Client& client, const profile::ResolvedNode& node,
       target.hw_address = hw != nullptr ? hw : "";
     }
     for (NMRemoteConnection* c : client.connections()) {
-      if (claims(NM_CONNECTION(c), target)) {
+      const Claim claim = claims(NM_CONNECTION(c), target);
+      if (claim != Claim::none) {
+        const std::string uuid = setting_string(NM_CONNECTION(c), nm_setting_connection_get_uuid);
         report.foreign.push_back(
-            {i.name, setting_string(NM_CONNECTION(c), nm_setting_connection_get_id),
-             setting_string(NM_CONNECTION(c), nm_setting_connection_get_uuid), ""});
+            {i.name, setting_string(NM_CONNECTION(c), nm_setting_connection_get_id), uuid, ""});
+        if (claim == Claim::shared) {
+          shared.insert(uuid);
+        }
       }
     }
     items.push_back(std::move(item));
@@ -271,9 +305,13 @@ std::vector<NMDevice*> affected_devices(Client& client, const profile::ResolvedN
   return out;
 }
 
-void adopt(Session& s, Client& client, const Options& options, Report& report)
+void adopt(Session& s, Client& client, const Options& options, Report& report,
+           const std::set<std::string>& shared)
 {
   for (auto& f : report.foreign) {
+    if (shared.count(f.uuid) > 0) {
+      continue;  // also a candidate for interfaces the profile does not declare
+    }
     NMRemoteConnection* c = nm_client_get_connection_by_uuid(client.get(), f.uuid.c_str());
     if (c == nullptr) {
       // Listed twice (it claimed two interfaces) and already deleted: this entry too says
@@ -356,12 +394,13 @@ void activate(Session& s, Client& client, const std::vector<Item>& items, const 
 class LiveSteps : public Steps {
 public:
   LiveSteps(Client& client, const profile::ResolvedNode& node, std::vector<Item>& items,
-            const Options& options, Report& report)
+            const Options& options, Report& report, const std::set<std::string>& shared)
       : m_client(client),
         m_node(node),
         m_items(items),
         m_options(options),
         m_report(report),
+        m_shared(shared),
         m_session(client, options, report)
   {
   }
@@ -373,7 +412,7 @@ public:
     m_report.checkpoint = m_client.checkpoint_create(affected_devices(m_client, m_node),
                                                      m_options.rollback_timeout_s);
   }
-  void adopt() override { nm::adopt(m_session, m_client, m_options, m_report); }
+  void adopt() override { nm::adopt(m_session, m_client, m_options, m_report, m_shared); }
   void store() override { nm::store(m_session, m_client, m_items, m_options); }
   void check_stored() override { verify(m_session, m_client, m_items); }
   void activate() override { nm::activate(m_session, m_client, m_items, m_options); }
@@ -390,6 +429,7 @@ private:
   std::vector<Item>& m_items;
   const Options& m_options;
   Report& m_report;
+  const std::set<std::string>& m_shared;
   Session m_session;
 };
 
@@ -416,8 +456,9 @@ Report plugin::apply_node(const profile::ResolvedNode& node, const std::string& 
   report.host = node.host;
   report.backend = apply::Backend::networkmanager;
   std::vector<Item> items;
+  std::set<std::string> shared;
   try {
-    items = survey(client, node, cluster, report);
+    items = survey(client, node, cluster, report, shared);
   } catch (const CallError& e) {
     throw EnvironmentError(std::string("reading NetworkManager's profiles: ") + e.what());
   }
@@ -430,7 +471,7 @@ Report plugin::apply_node(const profile::ResolvedNode& node, const std::string& 
     if (options.adopt) {
       std::set<std::string> listed;  // one profile may claim two interfaces
       for (const auto& f : report.foreign) {
-        if (listed.insert(f.uuid).second) {
+        if (shared.count(f.uuid) == 0 && listed.insert(f.uuid).second) {
           report.done.push_back("would delete foreign " + f.id + " (" + f.uuid + ")");
         }
       }
@@ -452,7 +493,7 @@ Report plugin::apply_node(const profile::ResolvedNode& node, const std::string& 
     }
     return report;
   }
-  LiveSteps steps(client, node, items, options, report);
+  LiveSteps steps(client, node, items, options, report, shared);
   run_steps(steps, options, report);
   if (!report.ok()) {
     return report;

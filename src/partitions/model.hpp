@@ -22,9 +22,10 @@ struct InventoryPort {
 
 // What one source knows of one host.
 struct InventoryHost {
-  std::string host;    // the short name
-  std::string given;   // the name as the source gave it, perhaps in full (cn01.site)
-  std::string origin;  // where it came from: "FILE:LINE", "DIR/HOST.json", "-:LINE"
+  std::string host;         // the short name
+  std::string given;        // the name as the source gave it, perhaps in full (cn01.site)
+  bool incomplete = false;  // a device or port of it was left out for a problem
+  std::string origin;       // where it came from: "FILE:LINE", "DIR/HOST.json", "-:LINE"
   std::vector<InventoryPort> ports;
   // netdev name -> its HCA port (the inventory's binding), from `inspect --json` only.
   std::map<std::string, std::pair<std::string, int>> netdevs;

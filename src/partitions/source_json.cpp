@@ -48,6 +48,7 @@ void read_ports(Collector& c, const json::View& doc, InventoryHost& h, const std
     if (!plain_name(device)) {
       c.problem(where, d.path() + ".name: " + quote(device, c.limits) +
                            " is not a device name; its ports are left out");
+      h.incomplete = true;
       continue;
     }
     if (d["ports"].is_null()) {
@@ -58,6 +59,7 @@ void read_ports(Collector& c, const json::View& doc, InventoryHost& h, const std
       if (port < 1 || port > 254) {
         c.problem(where, p.path() + ".port: " + std::to_string(port) +
                              " is not a port number (1 to 254); the port is left out");
+        h.incomplete = true;
         continue;
       }
       const auto link_layer = p["link_layer"].opt_string();
@@ -68,11 +70,13 @@ void read_ports(Collector& c, const json::View& doc, InventoryHost& h, const std
       const std::string name = device + " port " + std::to_string(port);
       if (!seen.insert({device, port}).second) {
         c.problem(where, name + " is listed twice; the first is kept");
+        h.incomplete = true;
         continue;
       }
       if (!text) {
         if (infiniband) {
           c.problem(where, h.host + " " + name + " has no port_guid; the port is left out");
+          h.incomplete = true;
         }
         continue;
       }
@@ -80,6 +84,7 @@ void read_ports(Collector& c, const json::View& doc, InventoryHost& h, const std
       if (!guid) {
         c.problem(where, p.path() + ".port_guid: " + quote(*text, c.limits) +
                              " is not a GUID; the port is left out");
+        h.incomplete = true;
         continue;
       }
       h.ports.push_back({device, port, *guid, infiniband});

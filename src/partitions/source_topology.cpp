@@ -95,6 +95,7 @@ struct CaBlock {
   std::string where;        // its Ca line
   std::string description;  // the node description
   bool readable = true;     // the Ca line could be read (else its problem is out already)
+  bool lost_port = false;   // a port line of it could not be used
   std::vector<std::pair<int, std::string>> ports;  // port number, normalised GUID
 };
 
@@ -171,6 +172,7 @@ private:
     auto rest = t.substr(1);
     const auto port = take_number(rest);
     if (!port || rest.empty() || rest.front() != ']' || *port < 1 || *port > 254) {
+      m_block->lost_port = true;
       m_c.problem(where(number),
                   "cannot read this port line (expected [N](PORTGUID)): " + quote(t, m_c.limits));
       return;
@@ -178,6 +180,7 @@ private:
     rest.remove_prefix(1);
     const size_t close = rest.find(')');
     if (rest.empty() || rest.front() != '(' || close == std::string_view::npos) {
+      m_block->lost_port = true;
       m_c.problem(where(number), "port " + std::to_string(*port) + " of " +
                                      quote(m_block->description, m_c.limits) +
                                      " has no (PORTGUID): " + quote(t, m_c.limits));
@@ -185,6 +188,7 @@ private:
     }
     const auto guid = normalize_guid(rest.substr(1, close - 1));
     if (!guid) {
+      m_block->lost_port = true;
       m_c.problem(where(number), quote(rest.substr(1, close - 1), m_c.limits) +
                                      " is not a port GUID: " + quote(t, m_c.limits));
       return;
@@ -192,6 +196,7 @@ private:
     for (const auto& [seen, seen_guid] : m_block->ports) {
       if (seen == *port) {
         // As the JSON reader does with a port listed twice; ibnetdiscover lists each once.
+        m_block->lost_port = true;
         m_c.problem(where(number), "port " + std::to_string(*port) + " of " +
                                        quote(m_block->description, m_c.limits) +
                                        " is listed twice (" + seen_guid + ", then " + *guid +
@@ -237,7 +242,17 @@ private:
       h.host = host;
       h.given = std::string(w[0]);
       h.origin = b.where;
+    } else if (h.given != w[0]) {
+      // cn01 and cn01.site are two hosts to a profile that has both, and one to the readers'
+      // short names: kept together, one's ports would be the other's.
+      m_c.problem(b.where, quote(std::string(w[0]), m_c.limits) + " and " +
+                               quote(h.given, m_c.limits) + " (at " + h.origin +
+                               ") go by one short name, " + host + ": " + host +
+                               " is left out (the readers key hosts by their short name)");
+      m_conflicted.insert(host);
+      return;
     }
+    h.incomplete = h.incomplete || b.lost_port;
     if (m_devices.count({host, device}) > 0) {
       // Two CA blocks for one HCA: ibnetdiscover lists each node once, so one of them names a
       // host it is not (a cloned image, a forged description). Either could be the real one.

@@ -208,21 +208,31 @@ InventoryHost udev_inventory(const profile::ResolvedNode& node, const std::strin
     // see whether another host of the profile has that short name (one node, no profile):
     // the README says to give such a node its inventory alone.
     if (const InventoryHost* host = partitions::find_inventory(inv, node.host)) {
-      // A problem where the node's entry is (its line, its file) may have left one of its
-      // ports out: rules from the rest would give a name to the wrong port.
+      // A port of the node left out for a problem would make another "the only" port, and
+      // its rule would name the wrong one. The node's own problems are those at its entry
+      // (a line, a file); a topology's port lines are named by the source's first problems.
       std::string own;
+      std::string first;
+      size_t others = 0;
       for (const auto& p : inv.problems) {
         if (p.where == host->origin) {
           own += (own.empty() ? " " : "; ") + p.message;
-        } else if (warnings != nullptr) {
-          warnings->push_back(p.where + ": " + p.message);
+        } else if (others++ < 5) {
+          first += (first.empty() ? " " : "; ") + p.where + ": " + p.message;
+          if (warnings != nullptr) {
+            warnings->push_back(p.where + ": " + p.message);
+          }
         }
       }
-      if (!own.empty()) {
-        throw InputError(host->origin + ": the inventory of " + node.host +
-                         " has problems, so a port may be missing from it and no rule is "
-                         "written:" +
-                         own);
+      if (others > 5 && warnings != nullptr) {
+        warnings->push_back(util::escape_text(inventories) + ": " + std::to_string(others - 5) +
+                            " more problems not shown");
+      }
+      if (host->incomplete) {
+        throw InputError(host->origin + ": a port of " + node.host +
+                         " was left out for a problem, so no rule is written (another port "
+                         "would be taken for the only one):" +
+                         (own.empty() ? first : own));
       }
       return *host;
     }

@@ -75,9 +75,9 @@ RootLock::RootLock(const std::string& root)
       return;  // no locks here (ENOLCK on some NFS mounts): written as before, unlocked
     }
     if (std::chrono::steady_clock::now() >= deadline) {
-      throw Error(ErrorKind::busy, "another ibsetup has been writing under " + root +
-                                       " for 10 s (it holds a lock on the directory); "
-                                       "nothing was written");
+      throw Error(ErrorKind::busy, "another process has held a lock on " + root +
+                                       " for 10 s (another ibsetup writing there, or see "
+                                       "/proc/locks); nothing was written");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -85,6 +85,7 @@ RootLock::RootLock(const std::string& root)
 
 StopSignals::StopSignals()
 {
+  sigemptyset(&m_old);  // what the destructor restores, should the call below fail
   sigset_t stop;
   sigemptyset(&stop);
   for (int s : k_stop_signals) {
@@ -110,6 +111,13 @@ int StopSignals::take_pending()
         sigaction(s, nullptr, &now) != 0 || now.sa_handler == SIG_IGN) {
       continue;
     }
+    if (now.sa_handler != SIG_DFL) {
+      // Someone handles it (apply's interrupt flag): left pending, so that the handler runs
+      // when the mask is restored; the staging is undone all the same.
+      return s;
+    }
+    // Its default would end the process when the mask is restored, before the error that
+    // says nothing was written: taken here instead.
     sigset_t one;
     sigemptyset(&one);
     sigaddset(&one, s);

@@ -30,7 +30,9 @@ public:
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;
   // A stop signal that arrived meanwhile and would have ended or interrupted the process (not
-  // ignored, not blocked by the caller), taken off the pending set; 0 when none.
+  // ignored, not blocked by the caller); 0 when none. One at its default action is taken off
+  // the pending set (it would end the process before the error is reported); one with a
+  // handler stays pending, for the handler to run when the mask is restored.
   int take_pending();
 
 private:

@@ -66,7 +66,7 @@ flock -x "$root" sleep 15 &
 holder=$!
 cleanup_hooks+=("kill $holder 2>/dev/null")
 sleep 0.2
-hostile "root held by another writer" 8 "another ibsetup has been writing under $root for 10 s" \
+hostile "root held by another writer" 8 "another process has held a lock on $root for 10 s" \
   -- render "$profile" --node lab02 --root "$root"
 verdict "root held: nothing written" "$(find "$root" -mindepth 1)"
 kill "$holder" 2>/dev/null
@@ -98,7 +98,11 @@ strace -o /dev/null -e trace=renameat,renameat2 \
   -e inject=renameat,renameat2:delay_enter=1500000:when=2 \
   "$bin" render "$profile" --node lab02 --root "$root" -q >"$tmp/t2.out" 2>&1 &
 s=$!
-sleep 0.5
+# Once the first file is renamed (its 192.169 address gone), the second rename is held.
+for _ in $(seq 1 500); do
+  [ "$(grep -l '192\.169\.' "$root/$keyfiles"/*.nmconnection 2>/dev/null | wc -l)" -lt 3 ] && break
+  sleep 0.02
+done
 kill -TERM "$(child_of "$s")"
 wait "$s"
 code=$?

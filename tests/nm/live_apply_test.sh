@@ -167,7 +167,14 @@ expect "--adopt, by pattern: only the InfiniBand one is foreign" \
   "[('by-pattern', 'ib1', '$pattern_uuid')]"
 expect "--adopt, by pattern: the Ethernet profile is left" \
   "$(nmcli -t -f UUID,TYPE connection show | grep -c "^$eth_uuid:802-3-ethernet$")" 1
-expect "--adopt, by pattern: by-pattern gone" "$(nmcli -t -f NAME connection show | grep -c '^by-pattern$')" 0
+# It is also a candidate for IPoIB interfaces the profile does not declare: --adopt leaves it
+# (deleting it, or deactivating it everywhere, would take it from them), and says why.
+expect "--adopt, by pattern: by-pattern left" "$(nmcli -t -f NAME connection show | grep -c '^by-pattern$')" 1
+contains "--adopt, by pattern: said why" "$(cat "$work/err")" \
+  "profile 'by-pattern' ($pattern_uuid) also claims ib1; left alone, even with --adopt: it is also a candidate for IPoIB interfaces the profile does not declare"
+out=$(apply --dry-run --no-activate --adopt --adopt-dir "$work/adopted3" --json 2>/dev/null)
+expect "--adopt, by pattern, dry run: no deletion listed" "$(jq_ 'd["done"]' <<<"$out")" "[]"
+nmcli connection delete by-pattern >/dev/null
 nmcli connection delete "$eth_uuid" >/dev/null
 
 # 6. backend auto: a device NM does not manage sends apply to netlink.
@@ -326,6 +333,21 @@ expect "NetworkManager stopped: exit 4" "$code" 4
 contains "NetworkManager stopped: said so" "$out" \
   "NetworkManager holds its D-Bus name but did not answer (hung or stopped?)"
 expect "NetworkManager stopped: no plan" "$(grep -c 'would add' <<<"$out")" 0
+
+# A run longer than --rollback-timeout whose steps come quicker than it: each step puts
+# NetworkManager's own rollback off (AdjustRollbackTimeout), so the checkpoint lives to the
+# end. It used to expire --rollback-timeout after its creation, half-way through: NetworkManager
+# rolled back by itself, deleting the profiles just added, and the run failed.
+nmcli connection delete ibsetup-ib1 >/dev/null 2>&1
+nmcli connection delete ibsetup-ib0.8001 >/dev/null 2>&1
+out=$(apply --no-activate --rollback-timeout 2 --step-delay-ms 1200 --json 2>"$work/err")
+expect "steps quicker than --rollback-timeout, the run longer: exit 0" "$?" 0
+expect "steps quicker than --rollback-timeout: both profiles added" \
+  "$(jq_ 'd["ok"], d["changes"]' <<<"$out")" "True 2"
+expect "steps quicker than --rollback-timeout: no checkpoint left" \
+  "$(busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" get-property org.freedesktop.NetworkManager \
+      /org/freedesktop/NetworkManager org.freedesktop.NetworkManager Checkpoints 2>&1)" "ao 0"
+
 
 echo "nm live: $pass passed, $fail failed"
 [ "$fail" = 0 ]

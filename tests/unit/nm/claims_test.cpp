@@ -1,6 +1,7 @@
 // Which NetworkManager profiles compete for a declared interface (nm/claims.hpp), on profiles
 // built as nmcli would build them, with hardware addresses captured from real IPoIB netdevs.
 #include "nm/claims.hpp"
+#include "nm/client.hpp"
 
 #include <gtest/gtest.h>
 
@@ -52,13 +53,16 @@ NMConnection* make(const Spec& spec)
   return c;
 }
 
-bool claims(const Spec& spec, const nm::ClaimTarget& target)
+nm::Claim claims(const Spec& spec, const nm::ClaimTarget& target)
 {
   NMConnection* c = make(spec);
-  const bool r = nm::claims(c, target);
+  const nm::Claim r = nm::claims(c, target);
   g_object_unref(c);
   return r;
 }
+
+#define EXPECT_OWN(x) EXPECT_EQ(nm::Claim::own, x)
+#define EXPECT_NONE(x) EXPECT_EQ(nm::Claim::none, x)
 
 nm::ClaimTarget ib0()
 {
@@ -74,14 +78,14 @@ TEST(NmClaims, ByInterfaceNameOrIbsetupsId)
 {
   Spec by_name;
   by_name.ifname = "ib0";
-  EXPECT_TRUE(claims(by_name, ib0()));
+  EXPECT_OWN(claims(by_name, ib0()));
   Spec stale;  // ibsetup's own id from an earlier cluster key, bound to another port
   stale.id = "ibsetup-ib0";
   stale.ifname = "ib1";
-  EXPECT_TRUE(claims(stale, ib0()));
+  EXPECT_OWN(claims(stale, ib0()));
   Spec other;
   other.ifname = "ib1";
-  EXPECT_FALSE(claims(other, ib0()));
+  EXPECT_NONE(claims(other, ib0()));
 }
 
 TEST(NmClaims, OnlyInfiniBandProfilesCompete)
@@ -92,35 +96,36 @@ TEST(NmClaims, OnlyInfiniBandProfilesCompete)
   eth.type = NM_SETTING_WIRED_SETTING_NAME;
   eth.id = "ibsetup-ib0";
   eth.ifname = "eth0";
-  EXPECT_FALSE(claims(eth, ib0()));
+  EXPECT_NONE(claims(eth, ib0()));
   eth.ifname = "ib0";
-  EXPECT_FALSE(claims(eth, ib0()));
+  EXPECT_NONE(claims(eth, ib0()));
 }
 
 TEST(NmClaims, ByPortGuidOnly)
 {
   Spec by_mac;  // as ifcfg-rh reads HWADDR= without DEVICE=
   by_mac.mac = k_ib0;
-  EXPECT_TRUE(claims(by_mac, ib0()));
+  EXPECT_OWN(claims(by_mac, ib0()));
   by_mac.mac = k_other;
-  EXPECT_FALSE(claims(by_mac, ib0()));
+  EXPECT_NONE(claims(by_mac, ib0()));
   auto absent = ib0();  // no such device in NetworkManager: its address is unknown
   absent.hw_address.clear();
   by_mac.mac = k_ib0;
-  EXPECT_FALSE(claims(by_mac, absent));
+  EXPECT_NONE(claims(by_mac, absent));
 }
 
 TEST(NmClaims, UnboundOrByMatchPattern)
 {
-  Spec unbound;  // a candidate for every IPoIB device
-  EXPECT_TRUE(claims(unbound, ib0()));
+  // Candidates for other IPoIB devices too: reported, never adopted.
+  Spec unbound;
+  EXPECT_EQ(nm::Claim::shared, claims(unbound, ib0()));
   Spec pattern;
   pattern.match = {"ib*"};
-  EXPECT_TRUE(claims(pattern, ib0()));
+  EXPECT_EQ(nm::Claim::shared, claims(pattern, ib0()));
   pattern.match = {"ib*", "!ib0"};
-  EXPECT_FALSE(claims(pattern, ib0()));
+  EXPECT_NONE(claims(pattern, ib0()));
   pattern.match = {"eth*"};
-  EXPECT_FALSE(claims(pattern, ib0()));
+  EXPECT_NONE(claims(pattern, ib0()));
 }
 
 TEST(NmClaims, ChildrenByParentAndPkey)
@@ -128,16 +133,52 @@ TEST(NmClaims, ChildrenByParentAndPkey)
   Spec by_parent;
   by_parent.parent = "ib0";
   by_parent.pkey = 0x0001;  // the limited-membership number of the same partition
-  EXPECT_TRUE(claims(by_parent, child()));
+  EXPECT_OWN(claims(by_parent, child()));
   by_parent.pkey = 0x8002;
-  EXPECT_FALSE(claims(by_parent, child()));
+  EXPECT_NONE(claims(by_parent, child()));
   Spec by_parent_mac;
   by_parent_mac.mac = k_ib0;
   by_parent_mac.pkey = 0x8001;
-  EXPECT_TRUE(claims(by_parent_mac, child()));
+  EXPECT_OWN(claims(by_parent_mac, child()));
   // A child profile is not a base interface's competitor, nor an unbound base a child's.
-  EXPECT_FALSE(claims(by_parent, ib0()));
-  EXPECT_FALSE(claims(Spec{}, child()));
+  EXPECT_NONE(claims(by_parent, ib0()));
+  EXPECT_NONE(claims(Spec{}, child()));
+}
+
+// CheckpointRollback succeeds even when a device was not restored: its per-device results
+// were ignored and the report said "rolled back ... ok".
+TEST(NmRollback, DevicesNotRestoredAreNamed)
+{
+  GHashTable* results = g_hash_table_new(g_str_hash, g_str_equal);
+  g_hash_table_insert(results, const_cast<char*>("/org/freedesktop/NetworkManager/Devices/3"),
+                      GUINT_TO_POINTER(NM_ROLLBACK_RESULT_OK));
+  g_hash_table_insert(results, const_cast<char*>("/org/freedesktop/NetworkManager/Devices/4"),
+                      GUINT_TO_POINTER(NM_ROLLBACK_RESULT_ERR_DEVICE_UNMANAGED));
+  g_hash_table_insert(results, const_cast<char*>("/org/freedesktop/NetworkManager/Devices/9"),
+                      GUINT_TO_POINTER(NM_ROLLBACK_RESULT_ERR_NO_DEVICE));
+  const std::map<std::string, std::string> devices = {
+      {"/org/freedesktop/NetworkManager/Devices/3", "ib0"},
+      {"/org/freedesktop/NetworkManager/Devices/4", "ib1"}};
+  EXPECT_EQ(
+      nm::rollback_failures(results, devices),
+      (std::vector<std::string>{"/org/freedesktop/NetworkManager/Devices/9: the device is gone",
+                                "ib1: no longer managed"}));
+  g_hash_table_remove(results, "/org/freedesktop/NetworkManager/Devices/4");
+  g_hash_table_remove(results, "/org/freedesktop/NetworkManager/Devices/9");
+  EXPECT_TRUE(nm::rollback_failures(results, devices).empty());
+  g_hash_table_unref(results);
+}
+
+// A profile pinned by match.path, driver or kernel command line, which ibsetup does not
+// evaluate, is no one's competitor here: it was claimed (and adopted) for every port.
+TEST(NmClaims, PinnedByOtherMatchesClaimsNothing)
+{
+  NMConnection* c = make(Spec{});
+  NMSettingMatch* m = NM_SETTING_MATCH(nm_setting_match_new());
+  nm_setting_match_add_path(m, "pci-0000:81:00.0");
+  nm_connection_add_setting(c, NM_SETTING(m));
+  EXPECT_EQ(nm::Claim::none, nm::claims(c, ib0()));
+  g_object_unref(c);
 }
 
 TEST(NmClaims, MatchSemanticsAreNetworkManagers)

@@ -431,4 +431,19 @@ nodes:
     missing += m.host + " ";
   }
   EXPECT_EQ(missing, "cn01.site ");
+  // Both in one topology, on two HCAs: one short name, so neither is kept (cn01.site's port
+  // was merged into cn01's inventory and became its member, exit 0).
+  const auto both = parse_source_text(
+      "Ca\t1 \"H-00000000000000aa\"\t\t# \"cn01.site mlx5_0\"\n"
+      "[1](aa) \t\"S-b8599f0300c0a1b0\"[1]\t\t# lid 5 lmc 0 \"MF0;leaf01\" lid 1 4xHDR\n"
+      "Ca\t1 \"H-00000000000000bb\"\t\t# \"cn01 mlx5_1\"\n"
+      "[1](bb) \t\"S-b8599f0300c0a1b0\"[2]\t\t# lid 6 lmc 0 \"MF0;leaf01\" lid 1 4xHDR\n",
+      "topo.txt");
+  EXPECT_EQ(both.hosts.count("cn01"), 0U);
+  ASSERT_FALSE(both.problems.empty());
+  EXPECT_NE(both.problems[0].message.find("go by one short name, cn01"), std::string::npos)
+      << both.problems[0].message;
+  const auto both_layout = build_layout(profile, both);
+  EXPECT_TRUE(find(both_layout, 0x0001).members.empty());
+  EXPECT_TRUE(find(both_layout, 0x0002).members.empty());
 }

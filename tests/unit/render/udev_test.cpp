@@ -171,8 +171,8 @@ TEST(UdevTest, AProblemInTheNodesOwnEntryStopsTheRules)
     FAIL() << "no error";
   } catch (const InputError& e) {
     const std::string what = e.what();
-    EXPECT_NE(std::string::npos, what.find("cn01.json: the inventory of cn01 has problems, so a "
-                                           "port may be missing from it"))
+    EXPECT_NE(std::string::npos, what.find("cn01.json: a port of cn01 was left out for a problem, "
+                                           "so no rule is written"))
         << what;
     EXPECT_NE(std::string::npos, what.find("is not a GUID")) << what;
   }
@@ -191,6 +191,20 @@ TEST(UdevTest, AProblemInTheNodesOwnEntryStopsTheRules)
   EXPECT_EQ(host.ports.size(), 1U);
   ASSERT_EQ(warnings.size(), 1U);
   EXPECT_NE(std::string::npos, warnings[0].find("cn02.json: ")) << warnings[0];
+  // An ibnetdiscover topology: the bad port line is not where the host's entry starts, and it
+  // stopped nothing (the review's case).
+  ibsetup::test::TempDir topo;
+  std::ofstream(topo.path() / "topo.txt")
+      << "Ca\t2 \"H-0c42a1030016e7e0\"\t\t# \"cn01 mlx5_0\"\n"
+      << "[1](c42a1030016e7e0) \t\"S-b8599f0300c0a1b0\"[1]\t\t# lid 5 lmc 0 \"sw\" lid 1 4xHDR\n"
+      << "[2](c42a1030016e7eZ) \t\"S-b8599f0300c0a1b0\"[2]\t\t# lid 6 lmc 0 \"sw\" lid 1 4xHDR\n";
+  try {
+    udev_inventory(node, (topo.path() / "topo.txt").string(), "/sys");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string::npos, std::string(e.what()).find("a port of cn01 was left out"))
+        << e.what();
+  }
 }
 
 TEST(UdevTest, KernelNamesAreWarned)

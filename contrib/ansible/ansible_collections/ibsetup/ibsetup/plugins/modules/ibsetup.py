@@ -270,8 +270,8 @@ def json_documents(text):
     while pos < len(text):
         try:
             doc, end = decoder.raw_decode(text, pos)
-        except (ValueError, RecursionError):  # RecursionError: nesting past Python's stack
-            break
+        except (ValueError, RuntimeError):  # nesting past Python's stack: RecursionError,
+            break                           # a RuntimeError (its own class only from 3.5)
         if isinstance(doc, dict):
             docs.append(doc)
         pos = end
@@ -292,7 +292,10 @@ def shown(text):
     """Text from the host in the diff, with control characters escaped as ibsetup does, and
     bytes that were not UTF-8 (run_command keeps them as lone surrogates, which syslog and the
     JSON result cannot encode) as "?"."""
-    text = text.encode('utf-8', 'replace').decode('utf-8')
+    if isinstance(text, bytes):  # Python 2's str
+        text = text.decode('utf-8', 'replace')
+    else:
+        text = text.encode('utf-8', 'replace').decode('utf-8')
     return ''.join('\\x%02x' % ord(c) if ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f else c
                    for c in text)
 
@@ -316,7 +319,7 @@ def wait_seconds(module, value):
 
 # ibsetup's warnings on stderr: "ibsetup: warning: ..." (and a profile's FILE:LINE:COL form).
 # Classified by where the line starts: an error line may quote a path holding "warning:".
-WARNING_LINE = re.compile(r'^(?:ibsetup: warning: |[^\s:][^:]*:\d+:\d+: warning: )')
+WARNING_LINE = re.compile(r'^(?:ibsetup: warning: |[^\s:][^:]*(?::\d+){0,2}: warning: )')
 
 
 def is_warning(line):
@@ -326,11 +329,11 @@ def is_warning(line):
 def exit_text(rc):
     """rc as run_command gives it: a negative one is the signal that ended ibsetup."""
     if rc < 0:
-        try:
-            name = signal.Signals(-rc).name
-        except ValueError:
-            name = 'signal %d' % -rc
-        return 'killed by %s' % name
+        # signal.Signals is Python 3's; Python 2 has only the SIG* constants.
+        # Aliases (SIGIOT, SIGCLD) give way to the usual name, the first in alphabetical order.
+        names = dict((getattr(signal, n), n) for n in sorted(dir(signal), reverse=True)
+                     if n.startswith('SIG') and not n.startswith('SIG_'))
+        return 'killed by %s' % names.get(-rc, 'signal %d' % -rc)
     return 'exit %d' % rc
 
 
