@@ -1,5 +1,7 @@
 #include "cli/interrupt.hpp"
 
+#include "common/strings.hpp"
+
 #include <poll.h>
 #include <unistd.h>
 
@@ -37,20 +39,6 @@ bool stdout_closed()
     g_output_closed = true;
   }
   return g_output_closed;
-}
-
-const char* signal_name(int sig)
-{
-  switch (sig) {
-  case SIGINT:
-    return "SIGINT";
-  case SIGTERM:
-    return "SIGTERM";
-  case SIGHUP:
-    return "SIGHUP";
-  default:
-    return "a signal";
-  }
 }
 
 }  // namespace
@@ -93,7 +81,7 @@ bool interrupted()
   }
   if (!g_told.exchange(true)) {
     std::cerr << "ibsetup: "
-              << (sig != 0 ? std::string(signal_name(sig)) + " received"
+              << (sig != 0 ? std::string(util::signal_name(sig)) + " received"
                            : std::string("standard output is closed"))
               << ": stopping after the current step and rolling back\n";
   }

@@ -1,6 +1,7 @@
 #include "common/strings.hpp"
 
 #include <algorithm>
+#include <csignal>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -332,6 +333,20 @@ std::string excerpt(std::string_view s, size_t max)
     --cut;
   }
   return std::string(s.substr(0, cut)) + " ... (" + std::to_string(s.size()) + " bytes)";
+}
+
+const char* signal_name(int sig)
+{
+  switch (sig) {
+  case SIGINT:
+    return "SIGINT";
+  case SIGTERM:
+    return "SIGTERM";
+  case SIGHUP:
+    return "SIGHUP";
+  default:
+    return "a signal";
+  }
 }
 
 }  // namespace ibsetup::util

@@ -39,6 +39,9 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
 // "a, b, c" with separator ", ": the items in order, the separator between each two.
 std::string join(const std::vector<std::string>& items, std::string_view separator);
 
+// "SIGINT", "SIGTERM" or "SIGHUP" (the signals that stop ibsetup's runs), else "a signal".
+const char* signal_name(int sig);
+
 // "a, b or c"
 std::string join_alternatives(const std::vector<std::string>& items, const char* last = " or ");
 

@@ -1,4 +1,5 @@
 #include "common/bounded_read.hpp"
+#include "common/strings.hpp"
 #include "common/unique_fd.hpp"
 #include "render/write_all.hpp"
 #include "render/write_guard.hpp"
@@ -7,7 +8,6 @@
 #include <ibsetup/render.hpp>
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,18 +44,6 @@ std::string under(const std::string& root)
 }
 
 using Fd = util::UniqueFd;
-
-const char* signal_name(int sig)
-{
-  switch (sig) {
-  case SIGINT:
-    return "SIGINT";
-  case SIGTERM:
-    return "SIGTERM";
-  default:
-    return "SIGHUP";
-  }
-}
 
 [[noreturn]] void fail(const std::string& what)
 {
@@ -467,7 +455,7 @@ std::vector<WriteResult> write_all(const std::string& root, const std::vector<Re
       staged.push_back(stage(root, f, &made));
     }
     if (const int sig = held.take_pending(); sig != 0) {
-      throw Error(ErrorKind::apply_failed, std::string("interrupted (") + signal_name(sig) +
+      throw Error(ErrorKind::apply_failed, std::string("interrupted (") + util::signal_name(sig) +
                                                ") before any file was replaced; nothing was "
                                                "written under " +
                                                root);
