@@ -65,7 +65,8 @@ RenderCommands::RenderCommands(CLI::App& app, CLI::App* apply)
                         "nm-keyfile (default), ifcfg, hosts (an /etc/hosts fragment) or udev "
                         "(rules naming the base interfaces by port GUID)"),
         cmd->add_option("--templates", m_templates,
-                        "Directory with ifcfg templates, searched first (then ROOT/etc/ibsetup/templates, then " +
+                        "Directory with ifcfg templates, searched first (then "
+                        "ROOT/etc/ibsetup/templates, then " +
                             std::string(IBSETUP_DATADIR) + "/templates)"),
         cmd->add_option("--hosts-pattern", m_hosts_pattern,
                         "Host names in the hosts fragment, with {host} and {if} (default: "
