@@ -210,7 +210,10 @@ StepOutcome query_step(const profile::ResolvedNode& node, const inventory::Host&
                        const std::string& sysfs_root, const StepOptions& options);
 
 // Sets what differs in state through tool, confirms it and writes the reboot marker (even after
-// a failure: what was set before it still takes effect at the next boot).
+// a failure: what was set before it still takes effect at the next boot). SIGINT, SIGTERM and
+// SIGHUP, when their action is the default, are held until then: the card being set is
+// finished and confirmed, the others are left, the marker is written, and the signal then ends
+// the process. A program with its own handlers keeps them and is not held.
 StepOutcome set_step(const State& state, Tool& tool, const StepOptions& options);
 
 // apply's step, run under apply's lock before any link change: queries the live host and sets

@@ -284,9 +284,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   ChildState child;
   std::chrono::steady_clock::time_point grace_end{};
   int poll_errno = 0;
+  bool cut_short = false;
   auto idle = k_min_idle;
   for (;;) {
     if (TerminationGuard::pending() != 0 && !options.finish_on_signal) {
+      cut_short = true;
       break;  // the child is killed below, then the signal ends this process
     }
     if (!child.exited) {
@@ -349,8 +351,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
     }
   }
-  if (const int signal = termination.release(); signal != 0) {
-    // Still here: the signal is blocked in this thread. The run was cut short all the same.
+  // A run let finish is the caller's to use: an outer guard (firmware::set_step) holds the
+  // signal until what the run did is recorded.
+  if (const int signal = termination.release(); signal != 0 && cut_short) {
+    // Still here: the signal is blocked in this thread, or an outer guard holds it. The run
+    // was cut short all the same.
     throw EnvironmentError(*program + " was stopped: this process received signal " +
                            std::to_string(signal) + " (" + strsignal(signal) + ")");
   }

@@ -1,6 +1,7 @@
 #include <ibsetup/firmware.hpp>
 #include <ibsetup/render.hpp>
 #include "common/strings.hpp"
+#include "common/termination_guard.hpp"
 #include "firmware/reboot.hpp"
 
 #include <algorithm>
@@ -415,6 +416,12 @@ Report apply_state(const State& state, Tool& tool)
     }
     if (wanted.empty()) {
       continue;
+    }
+    // A termination signal held by set_step: the card being written was finished and
+    // confirmed; the next is left as it is, so that the run ends soon and the marker is right.
+    if (const int signal = TerminationGuard::pending(); signal != 0) {
+      report.failure = card.label() + ": not set: interrupted (" + util::signal_name(signal) + ")";
+      return report;
     }
     const std::vector<std::pair<int, profile::LinkType>> values(wanted.begin(), wanted.end());
     // A set that fails may still have written (killed at its timeout after the write, or

@@ -57,7 +57,10 @@ public:
     for (int p : ports) {
       argv.push_back("LINK_TYPE_P" + std::to_string(p));
     }
-    const MstconfigOutput out = run(argv, pci);
+    // After a set, the query that confirms it is let finish too: a signal that cut it short
+    // would leave the run without knowing what the firmware holds, and the reboot marker
+    // without the change.
+    const MstconfigOutput out = run(argv, pci, m_written);
     std::vector<std::pair<int, profile::LinkType>> result;
     bool any = false;
     for (int p : ports) {
@@ -101,6 +104,7 @@ public:
     }
     // A signal lets the write finish (or time out) first: a set cut short may leave some
     // ports written and the device semaphore held.
+    m_written = true;
     const MstconfigOutput out = run(argv, pci, true);
     if (!out.errors.empty()) {
       throw EnvironmentError(util::join(argv, " ") + " failed: " + out.errors.front());
@@ -193,6 +197,7 @@ private:
 
   std::string m_program;
   std::chrono::milliseconds m_timeout;
+  bool m_written = false;  // a set has run (or was started): the firmware may have changed
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The firmware step shared by plan, apply and `firmware`: query, set, confirm, reboot marker.
 #include <ibsetup/firmware.hpp>
+#include "common/termination_guard.hpp"
 #include "firmware/reboot.hpp"
 
 #include <exception>
@@ -65,6 +66,11 @@ StepOutcome query_step(const profile::ResolvedNode& node, const inventory::Host&
 
 StepOutcome set_step(const State& state, Tool& tool, const StepOptions& options)
 {
+  // SIGINT, SIGTERM and SIGHUP (when their action is the default, as in `firmware --apply`)
+  // wait until the marker says what was written: dying between a set and the marker would
+  // leave a changed card that no marker, report or exit status tells of. The cards not begun
+  // are left alone, and the signal then ends the process as it would have.
+  TerminationGuard hold;
   StepOutcome out;
   out.status = StepStatus::set;
   out.state = state;

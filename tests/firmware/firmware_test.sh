@@ -239,6 +239,38 @@ for case in TERM:query HUP:query TERM:set; do
   fi
 done
 
+# SIGTERM while a slow set writes the first of two cards: the set finishes, the second query
+# confirms it, the marker names it, the second card is left as it is, and only then does the
+# signal end ibsetup. It used to die right after the set: a changed card and no marker.
+sed 's/link_type: ib/link_type: eth/' "$work/two.yaml" >"$work/two-eth.yaml"
+fake FAKE_MSTCONFIG_SLOW_SET=2
+state 0000:3b:00.0 IB
+state 0000:86:00.0 IB
+rm -f "$marker_file"
+"$bin" firmware "$work/two-eth.yaml" "${two[@]}" --apply --mstconfig "$work/mstconfig" \
+  --lock-file "$work/lock" --reboot-marker "$marker_file" >"$work/signal.out" 2>&1 &
+ib=$!
+for _ in $(seq 200); do
+  grep -q '^set pid: ' "$work/log" 2>/dev/null && break
+  sleep 0.05
+done
+kill -s TERM "$ib"
+wait "$ib"
+code=$?
+expect_code "SIGTERM in a slow set: ibsetup ends by it" "$code" 143
+expect_grep "SIGTERM in a slow set: the set finished" '^set done$' "$(log)"
+expect_grep "SIGTERM in a slow set: confirmed by a second query" \
+  'set done.argv: -d 0000:3b:00.0 query LINK_TYPE_P1' "$(log | tr '\n' '.')"
+expect_grep "SIGTERM in a slow set: the first card changed" 'LINK_TYPE_P1=ETH' \
+  "$(cat "$work/state/0000:3b:00.0")"
+expect_grep "SIGTERM in a slow set: the second card left" 'LINK_TYPE_P1=IB' \
+  "$(cat "$work/state/0000:86:00.0")"
+expect_grep "SIGTERM in a slow set: the marker names the change" 'mlx5_0 0000:3b:00.0 LINK_TYPE_P1=ETH' \
+  "$(cat "$marker_file" 2>&1)"
+expect_no_grep "SIGTERM in a slow set: the marker does not name the card left" '0000:86:00.0' \
+  "$(cat "$marker_file" 2>&1)"
+rm -f "$marker_file"
+
 # 6. failure mid-way over two HCAs: the first change is reported as done and stays.
 fake FAKE_MSTCONFIG_FAIL=set:0000:86:00.0
 state 0000:3b:00.0 ETH
