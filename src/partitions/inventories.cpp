@@ -96,17 +96,23 @@ void read_stream(int fd, const std::string& name, Collector& c)
   feed(fd, name, parser, c.limits);
 }
 
+[[noreturn]] void refuse_kind(const std::string& path, mode_t mode)
+{
+  throw InputError(shown(path) + " is " + util::file_kind(mode) +
+                   ": give a file, a directory of HOST.json files, or - for standard input");
+}
+
 void read_file(const std::string& path, Collector& c)
 {
-  // O_NONBLOCK: a FIFO must not make ibsetup wait for a writer; it is refused below.
-  Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  // The caller has refused what is not a regular file before it is opened. O_NONBLOCK: a
+  // FIFO swapped in meanwhile must not make ibsetup wait for a writer; it is refused below.
   struct stat st {};
+  Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0) {
     throw InputError("cannot read " + shown(path) + ": " + std::strerror(errno));
   }
   if (!S_ISREG(st.st_mode)) {
-    throw InputError(shown(path) + " is " + util::file_kind(st.st_mode) +
-                     ": give a file, a directory of HOST.json files, or - for standard input");
+    refuse_kind(path, st.st_mode);
   }
   const int flags = ::fcntl(fd.get(), F_GETFL);
   if (flags >= 0) {
@@ -143,9 +149,20 @@ void read_directory(const std::string& dir, Collector& c)
       c.problem(where, "the file name does not name a host (HOST.json); left out");
       continue;
     }
-    Fd fd(::openat(dfd.get(), name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+    // The nodes may write this directory, and it is read as root: a link (to /etc/shadow, to
+    // a device) is not followed, and a device is not opened, which can act on it.
+    struct stat st {};
+    if (::fstatat(dfd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        !S_ISREG(st.st_mode)) {
+      c.problem(where, std::string("is ") + util::file_kind(st.st_mode) +
+                           ", not a file; left out");
+      continue;
+    }
+    Fd fd(::openat(dfd.get(), name.c_str(),
+                   O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
     if (fd.get() < 0) {
-      c.problem(where, std::string("cannot read it: ") + std::strerror(errno));
+      c.problem(where, errno == ELOOP ? std::string("is a symlink, not a file; left out")
+                                      : std::string("cannot read it: ") + std::strerror(errno));
       continue;
     }
     const auto r = util::read_bounded(fd.get(), c.limits.max_file);
@@ -214,6 +231,10 @@ Inventories read_inventories(const std::string& src, const SourceLimits& limits,
     }
     if (S_ISDIR(st.st_mode)) {
       read_directory(src, c);
+    } else if (!S_ISREG(st.st_mode)) {
+      // Not opened: opening a device can act on it (a watchdog is armed, a tty becomes the
+      // controlling terminal).
+      refuse_kind(src, st.st_mode);
     } else {
       read_file(src, c);
     }

@@ -319,6 +319,9 @@ TEST(SourcesTest, BadFilesOfADirectory)
   std::ofstream(dir / "bad name.json") << cn01_line();
   std::ofstream(dir / "README") << "not an inventory, not a .json file";
   ASSERT_EQ(::mkfifo((dir / "cn04.json").c_str(), 0600), 0);
+  // Links are not followed, to a file (a node's way to /etc/shadow) or a device.
+  std::filesystem::create_symlink(dir / "cn01.json", dir / "cn06.json");
+  std::filesystem::create_symlink("/dev/null", dir / "cn07.json");
   std::string pretty = cn01_line();  // a document over many lines, as jq prints it
   pretty.replace(pretty.find("\"host\":\"cn01\""), 13, "\n  \"host\": \"cn05\"\n");
   std::ofstream(dir / "cn05.json") << pretty;
@@ -331,7 +334,9 @@ TEST(SourcesTest, BadFilesOfADirectory)
                 "cn02.json: the inventory says host 'cn01', but it is given as cn02; left out\n" +
                 d + "cn03.json: not JSON: line 1, column 14: syntax error while parsing value - " +
                 "unexpected '}'; expected '[', '{', or a literal\n" + d +
-                "cn04.json: is a FIFO, not a file; left out\n");
+                "cn04.json: is a FIFO, not a file; left out\n" + d +
+                "cn06.json: is a symlink, not a file; left out\n" + d +
+                "cn07.json: is a symlink, not a file; left out\n");
 }
 
 // A host given twice with different ports (a cloned image with a duplicate host name, a node
