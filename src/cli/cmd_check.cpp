@@ -127,7 +127,8 @@ CheckCommands::CheckCommands(CLI::App& app)
   m_check->add_option("--sysfs-root", m_sysfs_root,
                       "Read sysfs from DIR instead of /sys (check a captured tree)");
   m_check->add_option("--inventory", m_inventory,
-                      "Check a saved `ibsetup inspect --json` instead of this host");
+                      "Check a saved `ibsetup inspect --json` (- for standard input) instead of "
+                      "this host");
   m_check->add_flag("--json", m_json, "Print the results as JSON (same as --format json)");
   m_check->add_option("--format", m_format, "text (default), json, nhc or openmetrics");
   m_check->add_option("--disable", m_disable, "Skip a check id or group (repeatable)");

@@ -142,12 +142,16 @@ expect "hung update: what is left of the budget, floor 2 s" "$(cat "$work/err")"
   "ibsetup: error: slurm: scontrol update NodeName=hdr01 State=DRAIN: did not finish within 2 s and was killed"
 
 # A hung check is ended by the watchdog with one failing report, and drains the node like a
-# failure. The hang is real: the saved inventory is a FIFO nobody writes to, so opening it
-# blocks as a read from a hung file system would (no test hook in ibsetup).
-mkfifo "$work/hung.json"
+# failure. The hang is real: strace holds the open of the saved inventory for 2.5 s, as a hung
+# file system would (no test hook in ibsetup). strace itself stays until then; without the
+# watchdog the check would end then, passing.
+: >"$work/hung.json"
 state "IDLE" "none"
 start=$(date +%s%N)
-out=$(check --inventory "$work/hung.json" --timeout 1 --format json 2>"$work/err")
+out=$(strace -f -qq -o /dev/null -P "$work/hung.json" -e trace=openat,open \
+  -e inject=openat,open:delay_enter=2500000 \
+  "$ibsetup" check "$profile" --node hdr01 --scontrol "$work/scontrol" --slurm-drain \
+  --inventory "$work/hung.json" --timeout 1 --format json 2>"$work/err")
 code=$?
 elapsed_ms=$((($(date +%s%N) - start) / 1000000))
 expect "hung check: exit 5" "$code" 5

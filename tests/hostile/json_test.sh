@@ -7,6 +7,15 @@ source "$(dirname "$0")/lib.sh" "$@"
 profile=$src/tests/data/check/cluster.yaml
 "$bin" inspect --json --sysfs-root "$src/tests/fixtures/sysfs/hdr-2hca" >"$tmp/inv.json"
 hostile inventory-valid 0 'hdr01: ok' -- check "$profile" --node hdr01 --inventory "$tmp/inv.json"
+hostile_stdin inventory-stdin 0 'hdr01: ok' "$tmp/inv.json" \
+  check "$profile" --node hdr01 --inventory -
+# A FIFO nobody writes to is refused before it is opened; it used to block until the watchdog
+# failed the check (exit 5, "did not finish"). A device is not opened either.
+mkfifo "$tmp/fifo.json"
+HOSTILE_TIMEOUT=4 hostile inventory-fifo 3 'fifo.json is a FIFO: give a saved' \
+  -- check "$profile" --node hdr01 --inventory "$tmp/fifo.json" --timeout 3
+hostile inventory-device 3 '/dev/null is a character device: give a saved' \
+  -- check "$profile" --node hdr01 --inventory /dev/null
 
 # Each form RFC 8259 refuses, put where the saved inventory has a number or a string.
 inventory_case() { # NAME SED-EXPRESSION FIXED-STRING
