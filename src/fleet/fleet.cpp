@@ -99,6 +99,30 @@ std::string prefix_host(std::string_view line, std::string_view& rest)
   return host;
 }
 
+// The hosts of "HOSTLIST: rest" when HOSTLIST is a bracketed hostlist of at most
+// k_max_folded valid names; rest is what follows. Empty for anything else.
+std::vector<std::string> folded_hosts(std::string_view line, std::string_view& rest)
+{
+  constexpr size_t k_max_folded = 65536;
+  const auto colon = line.find(": ");
+  const auto list = line.substr(0, colon);
+  if (colon == std::string_view::npos || list.find('[') == std::string_view::npos) {
+    return {};
+  }
+  std::vector<std::string> hosts;
+  try {
+    hosts = expand_hostlist(list, k_max_folded);
+  } catch (const HostlistError&) {
+    return {};
+  }
+  if (!std::all_of(hosts.begin(), hosts.end(),
+                   [](const std::string& h) { return is_valid_hostname(h); })) {
+    return {};
+  }
+  rest = line.substr(colon + 2);
+  return hosts;
+}
+
 // pdsh's prefix for what it says about a host, "pdsh@NODE: " (NODE: where pdsh runs); rest is
 // what follows it.
 bool pdsh_prefix(std::string_view line, std::string_view& rest)
@@ -198,6 +222,16 @@ public:
              bool ssh = false)
   {
     auto& r = record_of(m_input, host);
+    if (!own && r.report && r.reported_ok && r.report->ok()) {
+      // clush, pdsh or ssh about a host whose last result passed: a run after it timed out,
+      // failed or did not reach the host (a re-run into the same file), or the check hung
+      // after printing. clush says nothing of a host that exited 0. The pass no longer holds.
+      m_input.kept_bytes -= std::min(m_input.kept_bytes, cost(*r.report));
+      r.report.reset();
+      r.printed = false;
+      r.ssh_spoke = false;
+      r.problem.clear();
+    }
     const bool only_clush = !r.printed && !r.ssh_spoke;
     if (r.problem.empty() || (own && !r.printed) || (ssh && only_clush)) {
       m_input.kept_bytes -= std::min(m_input.kept_bytes, r.problem.size());
@@ -295,6 +329,14 @@ void add_line(FleetInput& input, std::string_view line, size_t length, const Fle
       const auto about = prefix_host(said, message);
       if (!about.empty()) {
         add.other(about, text, message, false);
+        return;
+      }
+      // clush folds the hosts that end alike into one line: "clush: cn[04-05]: command
+      // timeout". Each is named; a fold larger than a fleet is no host's.
+      if (const auto hosts = folded_hosts(said, message); !hosts.empty()) {
+        for (const auto& h : hosts) {
+          add.other(h, text, message, false);
+        }
         return;
       }
     }

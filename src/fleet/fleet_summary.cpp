@@ -101,7 +101,13 @@ size_t unnamed_results(const std::vector<std::string>& unattributed)
   return static_cast<size_t>(
       std::count_if(unattributed.begin(), unattributed.end(), [](const std::string& line) {
         const auto start = line.find_first_not_of(" \t");
-        return start != std::string::npos && line[start] == '{';
+        if (start == std::string::npos) {
+          return false;
+        }
+        const auto colon = line.find(": ", start);
+        return line[start] == '{' ||
+               (colon != std::string::npos && line.compare(colon + 2, 1, "{") == 0) ||
+               line.compare(start, 7, "clush: ") == 0 || line.compare(start, 5, "pdsh@") == 0;
       }));
 }
 

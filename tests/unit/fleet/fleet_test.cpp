@@ -106,6 +106,9 @@ TEST(FleetSummary, AnInvalidResultNamingNoHostFailsTheFleet)
   const std::string bad[] = {
       R"({"host":"cn002","ok":false,"ok":false,"checks":[]})",  // not strict JSON
       R"(  {"host":"-bad-","ok":true,"checks":[]})",            // not a host name
+      // A result behind a prefix that is no host name (an IPv6 address, pdsh -w).
+      "2001:db8::2: " + result_json("H", check_json("port.state", "fail", "DOWN", "down"), false),
+      "clush: cn[0-999999]: command timeout",  // a fold larger than any fleet
   };
   for (const auto& line : bad) {
     const auto input = read(result_json("cn001", k_pass) + "\n" + line + "\n");
@@ -120,6 +123,44 @@ TEST(FleetSummary, AnInvalidResultNamingNoHostFailsTheFleet)
     EXPECT_NE(std::string::npos,
               fleet_to_metrics(s, 0).find("\nibsetup_fleet_unnamed_invalid_lines 1\n"));
   }
+}
+
+// clush folds the hosts that timed out alike into one line ("clush: node[04-05]: command
+// timeout", clush 1.9's ev_close). Each is a host that did not answer; the line used to name no
+// host, and the fleet was "ok" without them.
+TEST(FleetSummary, AClushFoldNamesEachHost)
+{
+  const auto input = read("node01: " + result_json("node01", k_pass) +
+                          "\nclush: node[04-05]: command timeout\n");
+  const auto s = summarize_fleet(input, {});
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ((std::vector<std::string>{"node04", "node05"}), s.no_answer);
+  EXPECT_TRUE(s.unattributed.empty());
+}
+
+// clush, pdsh or ssh speaking of a host after its passing result (a re-run into the same file
+// that could not reach it, or a check that hung after printing) undoes the pass: it used to
+// stay "passed". The host's own later lines (ibsetup's warnings) do not.
+TEST(FleetSummary, AToolLineAfterAPassUndoesIt)
+{
+  const std::string pass = "cn001: " + result_json("cn001", k_pass) + "\n";
+  const std::string after[] = {
+      "cn001: ssh: connect to host cn001 port 22: Connection refused\nclush: cn001: exited with "
+      "exit code 255\n",
+      "pdsh@head: cn001: command timeout\n",
+      "clush: cn001: exited with exit code 139\n",
+  };
+  for (const auto& lines : after) {
+    const auto s = summarize_fleet(read(pass + lines), {"cn001"});
+    EXPECT_FALSE(s.ok()) << lines;
+    EXPECT_EQ(std::vector<std::string>{"cn001"}, s.no_answer) << lines;
+    EXPECT_TRUE(s.passed.empty()) << lines;
+  }
+  // A later pass counts again (the last result counts), and the host's own lines keep a pass.
+  EXPECT_TRUE(summarize_fleet(read(pass + "clush: cn001: command timeout\n" + pass), {"cn001"})
+                  .ok());
+  EXPECT_TRUE(
+      summarize_fleet(read(pass + "cn001: ibsetup: warning: profile note\n"), {"cn001"}).ok());
 }
 
 // A host's lines are quoted with the invisible and bidirectional characters shown, as every
