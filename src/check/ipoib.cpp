@@ -40,8 +40,37 @@ std::string join(const std::vector<IpPrefix>& items)
   return join(text);
 }
 
+// The MTU the planner aims at when the profile names none, as plan_mtu works it out: the
+// port's IB MTU less 4 in datagram mode, the largest in connected mode; nullopt when that is
+// not known (no verbs, a captured tree, a saved inventory without active_mtu).
+std::optional<int> expected_mtu(const profile::ResolvedInterface& i, const inventory::Netdev& n,
+                                const inventory::Host& host)
+{
+  if (i.mtu) {
+    return i.mtu;
+  }
+  const std::optional<std::string> mode =
+      i.mode ? std::optional<std::string>(profile::to_string(*i.mode))
+             : (n.mode ? std::optional<std::string>(n.mode->name()) : std::nullopt);
+  if (mode == std::string(profile::to_string(profile::Mode::connected))) {
+    return profile::k_connected_mtu_max;
+  }
+  if (mode != std::string(profile::to_string(profile::Mode::datagram)) || !n.device || !n.port) {
+    return std::nullopt;
+  }
+  for (const auto& d : host.devices) {
+    for (const auto& p : d.ports) {
+      if (d.name == *n.device && p.port == *n.port && p.active_mtu && *p.active_mtu > 4) {
+        return *p.active_mtu - 4;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 void check_drift(const profile::ResolvedInterface& i, const inventory::Netdev& n,
-                 const plan::Plan& plan, const LocalOptions& options, std::vector<Result>& out)
+                 const inventory::Host& host, const plan::Plan& plan,
+                 const LocalOptions& options, std::vector<Result>& out)
 {
   const std::string& s = i.name;
   const auto mine = [&](plan::ActionKind kind) {
@@ -53,12 +82,18 @@ void check_drift(const profile::ResolvedInterface& i, const inventory::Netdev& n
     }
     return found;
   };
+  // The plan's actions say what apply would change; when the plan has an error for the
+  // interface it has none, so the values are also compared with the profile's here.
   if (i.mode) {
     const std::string want = profile::to_string(*i.mode);
-    const std::string seen = n.mode ? n.mode->name() : "unknown";
-    const bool ok = mine(plan::ActionKind::set_mode).empty();
-    add(out, "ipoib.mode", s, ok, want, seen,
-        s + ": mode " + seen + (ok ? "" : ", expected " + want));
+    if (!n.mode) {
+      skip(out, "ipoib.mode", s, "mode not known (no readable mode file), expected " + want);
+    } else {
+      const std::string seen = n.mode->name();
+      const bool ok = mine(plan::ActionKind::set_mode).empty() && seen == want;
+      add(out, "ipoib.mode", s, ok, want, seen,
+          s + ": mode " + seen + (ok ? "" : ", expected " + want));
+    }
   }
   auto mtu = mine(plan::ActionKind::set_mtu);
   // A mode change makes the planner re-set the MTU even when it stays the same.
@@ -70,8 +105,14 @@ void check_drift(const profile::ResolvedInterface& i, const inventory::Netdev& n
     add(out, "ipoib.mtu", s, false, std::to_string(mtu[0]->mtu), seen_mtu,
         s + ": MTU " + seen_mtu + ", expected " + std::to_string(mtu[0]->mtu));
   } else if (n.mtu) {
-    add(out, "ipoib.mtu", s, true, i.mtu ? std::to_string(*i.mtu) : "the largest allowed", seen_mtu,
-        s + ": MTU " + seen_mtu);
+    if (const auto want = expected_mtu(i, n, host); !want) {
+      skip(out, "ipoib.mtu", s,
+           "MTU " + seen_mtu + "; the largest allowed is not known (the port's IB MTU is not)");
+    } else {
+      const bool ok = *want == *n.mtu;
+      add(out, "ipoib.mtu", s, ok, std::to_string(*want), seen_mtu,
+          s + ": MTU " + seen_mtu + (ok ? "" : ", expected " + std::to_string(*want)));
+    }
   }
   if (!i.ipv4 && !i.ipv6) {
     return;
@@ -162,7 +203,7 @@ void check_ipoib(const profile::ResolvedNode& node, const inventory::Host& host,
       add(out, "ipoib.port", s, want == have, want, have,
           s + ": on " + have + (want == have ? "" : ", expected " + want));
     }
-    check_drift(i, *n, plan, options, out);
+    check_drift(i, *n, host, plan, options, out);
   }
 }
 

@@ -142,16 +142,13 @@ expect "hung update: what is left of the budget, floor 2 s" "$(cat "$work/err")"
   "ibsetup: error: slurm: scontrol update NodeName=hdr01 State=DRAIN: did not finish within 2 s and was killed"
 
 # A hung check is ended by the watchdog with one failing report, and drains the node like a
-# failure. The hang is real: strace holds the open of the saved inventory for 2.5 s, as a hung
-# file system would (no test hook in ibsetup). strace itself stays until then; without the
-# watchdog the check would end then, passing.
-: >"$work/hung.json"
+# failure. The hang is real: the saved inventory comes on standard input, a FIFO this script
+# holds open and never writes to, as a hung file system would (no test hook in ibsetup).
+mkfifo "$work/hang"
+exec 8<>"$work/hang"
 state "IDLE" "none"
 start=$(date +%s%N)
-out=$(strace -f -qq -o /dev/null -P "$work/hung.json" -e trace=openat,open \
-  -e inject=openat,open:delay_enter=2500000 \
-  "$ibsetup" check "$profile" --node hdr01 --scontrol "$work/scontrol" --slurm-drain \
-  --inventory "$work/hung.json" --timeout 1 --format json 2>"$work/err")
+out=$(check --inventory - --timeout 1 --format json <"$work/hang" 2>"$work/err")
 code=$?
 elapsed_ms=$((($(date +%s%N) - start) / 1000000))
 expect "hung check: exit 5" "$code" 5
@@ -161,6 +158,7 @@ expect "hung check: one timeout report" \
 expect "hung check: drained as timed out" "$(tail -1 "$work/argv.log")" \
   "update|NodeName=hdr01|State=DRAIN|Reason=ibsetup: hdr01: check did not finish within 1 s (--timeout)"
 expect "hung check: ended by the watchdog (${elapsed_ms} ms < 4000)" "$((elapsed_ms < 4000))" 1
+exec 8>&-
 
 # Standard output a pipe whose reader is gone (a killed health-check wrapper): the check used
 # to die of SIGPIPE at its first line, before Slurm heard of the failure or the textfile was

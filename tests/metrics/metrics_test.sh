@@ -208,12 +208,15 @@ expect "a failing write: no temporary file" "$(ls -A "$work/blocked")" ibsetup.p
 expect "a failed node and a failing write: exit 5" "$?" 5
 expect "a failed node and a failing write: the reason" \
   "$(grep -c 'ibsetup.prom: cannot replace' "$work/err")" 1
-# A run that hangs (reading a FIFO nobody writes) and is stopped by SIGTERM before any write:
-# the old file stays. A signal inside the write itself (the temporary file removed) is the unit
-# test Textfile.AStopSignalDuringTheWriteRemovesTheTemporaryFile; a shell cannot time it.
-mkfifo "$work/hang.json"
-"$ibsetup" check "$profile" --node hdr01 --inventory "$work/hang.json" --timeout 60 \
-  --textfile-dir "$dir" >/dev/null 2>&1 &
+# A run that hangs and is stopped by SIGTERM before any write: the old file stays. The hang is
+# real: the saved inventory comes on standard input, a FIFO this script holds open and never
+# writes to, as a hung file system would. A signal inside the write itself (the temporary file
+# removed) is the unit test Textfile.AStopSignalDuringTheWriteRemovesTheTemporaryFile; a shell
+# cannot time it.
+mkfifo "$work/hang"
+exec 8<>"$work/hang"
+"$ibsetup" check "$profile" --node hdr01 --inventory - --timeout 60 \
+  --textfile-dir "$dir" <"$work/hang" >/dev/null 2>&1 &
 victim=$!
 sleep 0.5
 kill -TERM "$victim"
@@ -223,8 +226,8 @@ expect "SIGTERM before the write: the old file, none written" \
   "$(ls -A "$dir" | tr '\n' ' '; cmp "$dir/ibsetup.prom" "$work/before.prom" && echo same)" \
   ".ibsetup.prom.1.tmp ibsetup.prom same"
 # The same hang past --timeout: the watchdog's verdict reaches the textfile too.
-"$ibsetup" check "$profile" --node hdr01 --inventory "$work/hang.json" --timeout 1 \
-  --textfile-dir "$dir" >/dev/null 2>&1
+"$ibsetup" check "$profile" --node hdr01 --inventory - --timeout 1 \
+  --textfile-dir "$dir" <"$work/hang" >/dev/null 2>&1
 expect "timeout: exit 5" "$?" 5
 lint "timeout" "$dir/ibsetup.prom"
 expect "timeout: the failure in the textfile" \
@@ -233,6 +236,7 @@ expect "timeout: the failure in the textfile" \
 expect "timeout: no temporary file of its own" "$(ls -A "$dir" | tr '\n' ' ')" \
   ".ibsetup.prom.1.tmp ibsetup.prom "
 rm -f "$dir/.ibsetup.prom.1.tmp"
+exec 8>&-
 
 # The timer's service runs its ExecStart as written (the host swapped for a fixture): exit 5 for
 # a failed node, which the unit counts as success, and the file written.
