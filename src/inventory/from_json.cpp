@@ -1,6 +1,7 @@
 #include "inventory/parse.hpp"
 
 #include "common/json_read.hpp"
+#include "common/strings.hpp"
 
 #include <ibsetup/error.hpp>
 #include <ibsetup/inventory.hpp>
@@ -95,6 +96,13 @@ Port port_from(const json::View& j, std::vector<std::string>& warnings)
 void name_once(std::map<std::string, size_t>& seen, const char* list, size_t i,
                const std::string& name)
 {
+  // A name sysfs cannot have: an empty one made an HCA declared by PCI address lose every
+  // port check, and its rows had no subject.
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+      name.find('\0') != std::string::npos) {
+    throw InputError(std::string(list) + "[" + std::to_string(i) + "].name: '" +
+                     util::escape_text(name) + "' is not a name sysfs can give");
+  }
   const auto [first, added] = seen.emplace(name, i);
   if (!added) {
     throw InputError(std::string(list) + "[" + std::to_string(i) + "].name: " + name +

@@ -27,6 +27,8 @@ inventory_case() { # NAME SED-EXPRESSION FIXED-STRING
   hostile "inventory-$1" 3 "$1.json: not an \`ibsetup inspect --json\` inventory: $3" -- \
     check "$profile" --node hdr01 --inventory "$tmp/$1.json"
 }
+inventory_case empty-name 's/"name":"mlx5_0"/"name":""/' \
+  "devices[0].name: '' is not a name sysfs can give"
 inventory_case nan 's/"link_width":16/"link_width":NaN/' 'line 1, column '
 inventory_case leading-zero 's/"link_width":16/"link_width":016/' 'line 1, column '
 inventory_case plus 's/"link_width":16/"link_width":+16/' 'line 1, column '
