@@ -150,7 +150,19 @@ void check_pcie(const profile::HcaSpec& spec, const inventory::Device& d, std::v
     skip(out, "pcie.speed", subject, "no PCIe link attributes in sysfs");
     return;
   }
-  const auto& p = *d.pci;
+  // A maximum of 0 is not known either: a conventional PCI bridge (often what a VM's passed-
+  // through HCA sits behind) shows 0, and taking it as the limit passed any width.
+  auto p = *d.pci;
+  for (auto* v : {&p.max_link_width, &p.bridge_max_width}) {
+    if (*v && **v <= 0) {
+      v->reset();
+    }
+  }
+  for (auto* v : {&p.max_link_speed_gts, &p.bridge_max_speed_gts}) {
+    if (*v && !(**v > 0)) {
+      v->reset();
+    }
+  }
   // The link can train no wider or faster than the slower end: the card or its bridge.
   // A virtual function's (or a link down's) width reads 0: unknown, as a missing file is.
   if (!p.link_width || *p.link_width == 0) {

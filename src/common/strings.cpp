@@ -104,6 +104,9 @@ std::optional<double> parse_decimal(std::string_view s)
     value += (c - '0') * scale;
     scale /= 10;
   }
+  if (!std::isfinite(value)) {
+    return std::nullopt;  // 400 digits: "inf" would pass every minimum
+  }
   return value;
 }
 

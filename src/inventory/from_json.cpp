@@ -57,6 +57,12 @@ Port port_from(const json::View& j, std::vector<std::string>& warnings)
     }
   }
   p.rate_gbps = j["rate_gbps"].opt_number();
+  // Far above any link (XDR is 800 Gb/s); 1e308 passed every minimum and made metrics +Inf.
+  constexpr double k_max_rate_gbps = 1e6;
+  if (p.rate_gbps && !(*p.rate_gbps >= 0 && *p.rate_gbps <= k_max_rate_gbps)) {
+    throw InputError(j["rate_gbps"].path() + ": " + util::format_number(*p.rate_gbps) +
+                     " Gb/s is no link's rate (0 to 1000000)");
+  }
   p.width = j["width"].opt_string();
   p.speed = j["speed"].opt_string();
   if (auto s = j["link_layer"].opt_string()) {

@@ -128,7 +128,7 @@ bool pci_degraded(const PciLink& pci)
       return false;
     }
     auto expected = *card;
-    if (bridge) {
+    if (bridge && *bridge > 0) {  // 0: a conventional PCI bridge's (a VM's), not a limit
       expected = std::min(expected, *bridge);
     }
     return *cur < expected;

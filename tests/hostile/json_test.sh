@@ -29,6 +29,8 @@ inventory_case() { # NAME SED-EXPRESSION FIXED-STRING
 }
 inventory_case empty-name 's/"name":"mlx5_0"/"name":""/' \
   "devices[0].name: '' is not a name sysfs can give"
+inventory_case rate-huge 's/"rate_gbps":200.0/"rate_gbps":1e308/' \
+  "devices[0].ports[0].rate_gbps: 1e+308 Gb/s is no link's rate (0 to 1000000)"
 inventory_case nan 's/"link_width":16/"link_width":NaN/' 'line 1, column '
 inventory_case leading-zero 's/"link_width":16/"link_width":016/' 'line 1, column '
 inventory_case plus 's/"link_width":16/"link_width":+16/' 'line 1, column '

@@ -247,6 +247,14 @@ const Case k_cases[] = {
      "mlx5_0: PCIe link width unknown in sysfs, expected at least x16 (profile)",
      nullptr,
      "pcie.speed"},
+    // A conventional PCI bridge shows max_link_width 0 (a VM's passed-through HCA): not a
+    // limit. It used to make any width pass ("bridge max x0").
+    {"pcie_bridge_width_zero",
+     {{"class/infiniband/mlx5_1/device/../max_link_width", "0"},
+      {"class/infiniband/mlx5_1/device/current_link_width", "4"}},
+     "pcie.width",
+     "mlx5_1",
+     "mlx5_1: PCIe link x4, expected at least x16 (card max x16, bridge max x?)"},
     {"pcie_gen3",
      {{"class/infiniband/mlx5_0/device/current_link_speed", "8.0 GT/s PCIe"}},
      "pcie.speed",

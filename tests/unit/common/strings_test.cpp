@@ -40,6 +40,9 @@ TEST(Strings, ParseDecimal)
   EXPECT_FALSE(parse_decimal("1e3"));
   EXPECT_FALSE(parse_decimal("."));
   EXPECT_FALSE(parse_decimal("5."));
+  // 400 digits (a hostile sysfs rate file) overflow to inf, which passed every minimum.
+  EXPECT_FALSE(parse_decimal("1" + std::string(400, '0')));
+  EXPECT_TRUE(parse_decimal("1" + std::string(300, '0')));
 }
 
 TEST(Strings, SuggestionsForTypos)
