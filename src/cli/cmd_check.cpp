@@ -262,13 +262,11 @@ int CheckCommands::check()
   // to parse, must not outlive --timeout either.
   std::atomic<bool> loaded{false};
   // The metrics go to the textfile whatever --format prints; a failed write is reported once
-  // Slurm has been told (the verdict matters more than the metrics).
+  // Slurm has been told (the verdict matters more than the metrics). Both come before
+  // standard output, which a reader that does not read can block for ever.
   std::string textfile_error;
   const auto started = std::chrono::steady_clock::now();
-  const auto emit = [&](const check::CheckOutcome& outcome) {
-    std::cout << (m_format == "openmetrics" ? check::outcome_to_metrics(outcome)
-                                            : check::format_report(outcome.report, m_format))
-              << std::flush;
+  const auto write_metrics = [&](const check::CheckOutcome& outcome) {
     if (!m_textfile_dir.empty()) {
       try {
         write_textfile(m_textfile_dir, check::outcome_to_metrics(outcome));
@@ -276,6 +274,11 @@ int CheckCommands::check()
         textfile_error = e.what();
       }
     }
+  };
+  const auto print_report = [&](const check::CheckOutcome& outcome) {
+    std::cout << (m_format == "openmetrics" ? check::outcome_to_metrics(outcome)
+                                            : check::format_report(outcome.report, m_format))
+              << std::flush;
   };
   Watchdog watchdog(m_timeout_s, [&] {
     check::CheckOutcome timed_out;
@@ -285,28 +288,34 @@ int CheckCommands::check()
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     timed_out.finished_s =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    emit(timed_out);
-    if (!textfile_error.empty()) {
-      std::cerr << "ibsetup: error: " << util::escape_text(textfile_error) << '\n';
-    }
-    const auto& r = timed_out.report;
+    write_metrics(timed_out);
+    std::optional<check::SlurmOutcome> slurm;
     if (m_slurm_drain) {
       // A hung check is a node to take out of service, like a failed one.
       // The budget is spent: each scontrol run gets slurm_update's floor.
-      print_slurm(check::slurm_update(r, slurm_node, m_scontrol, std::chrono::steady_clock::now()));
+      slurm = check::slurm_update(timed_out.report, slurm_node, m_scontrol,
+                                  std::chrono::steady_clock::now());
+    }
+    print_report(timed_out);
+    if (!textfile_error.empty()) {
+      std::cerr << "ibsetup: error: " << util::escape_text(textfile_error) << '\n';
+    }
+    if (slurm) {
+      print_slurm(*slurm);
     }
   });
   check::CheckHooks hooks;
   hooks.resolve = [this](const profile::Profile& p) { return resolve_node_arg(p, m_node); };
   hooks.loaded = [&] { loaded = true; };
   hooks.verdict = [&](const check::CheckOutcome& outcome) {
-    // The verdict is in: from here on neither printing nor Slurm may be cut short by the
-    // watchdog (that would print a second, contradicting report).
+    // The verdict is in: from here on neither the writes nor Slurm may be cut short by the
+    // watchdog (that would give a second, contradicting report).
     watchdog.disarm();
-    print_warnings(outcome.warnings, m_quiet);
-    emit(outcome);
+    write_metrics(outcome);
   };
   const auto outcome = check::run_check(o, hooks);
+  print_warnings(outcome.warnings, m_quiet);
+  print_report(outcome);
   if (outcome.slurm) {
     print_slurm(*outcome.slurm);
     if (!outcome.slurm->error.empty()) {

@@ -160,6 +160,20 @@ expect "hung check: drained as timed out" "$(tail -1 "$work/argv.log")" \
 expect "hung check: ended by the watchdog (${elapsed_ms} ms < 4000)" "$((elapsed_ms < 4000))" 1
 exec 8>&-
 
+# Standard output a pipe that is full and not read (a stuck wrapper): Slurm hears the verdict
+# before the report is written. It used to wait for the reader, past --timeout, for ever.
+state "IDLE" "none"
+(
+  head -c 65536 /dev/zero
+  check --sysfs-root "$broken" --timeout 5 2>/dev/null
+) | {
+  sleep 2
+  tail -1 "$work/argv.log" >"$work/seen"
+  cat >/dev/null
+}
+expect "full output: drained before the report was read" "$(cut -d'|' -f1-3 "$work/seen")" \
+  "update|NodeName=hdr01|State=DRAIN"
+
 # Standard output a pipe whose reader is gone (a killed health-check wrapper): the check used
 # to die of SIGPIPE at its first line, before Slurm heard of the failure or the textfile was
 # written. Python gives the child SIGPIPE at its default, as a shell does.
