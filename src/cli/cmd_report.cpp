@@ -1,6 +1,7 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "common/strings.hpp"
 
 #include <ibsetup/error.hpp>
 #include <ibsetup/fleet.hpp>
@@ -10,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -113,9 +115,16 @@ int ReportCommands::run()
   const int fd = m_input == "-" ? 0 : ::open(m_input.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     // Like a missing profile: this host's problem (exit 4), not a defect of the input.
-    throw EnvironmentError(m_input + ": cannot open: " + std::strerror(errno));
+    throw EnvironmentError(util::escape_text(m_input) + ": cannot open: " + std::strerror(errno));
   }
   FdInput buf(fd);
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    // read() would fail with EISDIR, which read as invalid input "after line 0" (exit 3).
+    throw EnvironmentError(util::escape_text(m_input) +
+                           ": is a directory; give the file clush or pdsh wrote, or - for "
+                           "standard input");
+  }
   std::istream in(&buf);
   check::FleetInput input;
   try {

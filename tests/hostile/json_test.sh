@@ -99,8 +99,9 @@ hostile_stdin report-bare-invalid 5 \
   'fleet: FAILED: 1 host: 1 passed, 0 failed, 0 invalid output, 0 did not answer, 2 invalid results naming no host' \
   "$tmp/bare.txt" report
 
-# A read error is an error, not a summary of what came before it.
-hostile report-directory 3 'cannot read the input after line 0: Is a directory' -- report "$tmp"
+# A directory is not input: exit 4, like a missing file (it was a read error "after line 0",
+# exit 3). A read error is an error, not a summary of what came before it (below).
+hostile report-directory 4 'is a directory; give the file clush or pdsh wrote' -- report "$tmp"
 # Standard input that fails mid-read: a loopback TCP connection reset after two lines
 # (std::cin through stdio would take the reset for the end of the input).
 reset_case() {
