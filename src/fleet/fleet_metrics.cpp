@@ -16,16 +16,52 @@ namespace {
 
 using metrics::Exposition;
 
+// Hosts by label value as printed: two values that print alike (control characters become
+// U+FFFD) are one series, whose count is of both values' hosts, not the larger of the two.
+class HostsByLabel {
+public:
+  void add(const std::string& value, const std::vector<std::string>& hosts)
+  {
+    auto& entry = m_by_printed[metrics::escape_label_value(value)];
+    if (entry.hosts.empty()) {
+      entry.value = value;
+    }
+    entry.hosts.insert(hosts.begin(), hosts.end());
+  }
+
+  void set(Exposition& m, const std::string& name, const std::string& label) const
+  {
+    for (const auto& [printed, entry] : m_by_printed) {
+      m.set(name, {{label, entry.value}}, static_cast<double>(entry.hosts.size()));
+    }
+  }
+
+private:
+  struct Entry {
+    std::string value;
+    std::set<std::string> hosts;
+  };
+  std::map<std::string, Entry> m_by_printed;
+};
+
 void count_by_id(Exposition& m, const std::string& name, const std::vector<FailureGroup>& groups)
 {
   // A check id can head several groups (one per message kind); a host counts once per id.
-  std::map<std::string, std::set<std::string>> hosts;
+  HostsByLabel hosts;
   for (const auto& g : groups) {
-    hosts[g.id].insert(g.hosts.begin(), g.hosts.end());
+    hosts.add(g.id, g.hosts);
   }
-  for (const auto& h : hosts) {
-    m.set(name, {{"id", h.first}}, static_cast<double>(h.second.size()));
+  hosts.set(m, name, "id");
+}
+
+void count_by_value(Exposition& m, const std::string& name, const std::string& label,
+                    const std::vector<ValueCount>& counts)
+{
+  HostsByLabel hosts;
+  for (const auto& v : counts) {
+    hosts.add(v.value, v.hosts);
   }
+  hosts.set(m, name, label);
 }
 
 }  // namespace
@@ -70,14 +106,8 @@ std::string fleet_to_metrics(const FleetSummary& s, double now_s)
         static_cast<double>(unnamed_results(s.unattributed)));
   count_by_id(m, "ibsetup_fleet_check_failed_hosts", s.failures);
   count_by_id(m, "ibsetup_fleet_check_warning_hosts", s.warnings);
-  for (const auto& v : s.firmware) {
-    m.set("ibsetup_fleet_firmware_hosts", {{"version", v.value}},
-          static_cast<double>(v.hosts.size()));
-  }
-  for (const auto& v : s.rates) {
-    m.set("ibsetup_fleet_port_rate_hosts", {{"rate", v.value}},
-          static_cast<double>(v.hosts.size()));
-  }
+  count_by_value(m, "ibsetup_fleet_firmware_hosts", "version", s.firmware);
+  count_by_value(m, "ibsetup_fleet_port_rate_hosts", "rate", s.rates);
   return m.str();
 }
 

@@ -125,6 +125,28 @@ TEST(FleetSummary, AnInvalidResultNamingNoHostFailsTheFleet)
   }
 }
 
+// Two check ids (or firmware versions) that print alike as label values (each control
+// character becomes U+FFFD) are one series counting both hosts; it kept the larger count, 1.
+TEST(FleetMetrics, LabelsThatPrintAlikeCountEveryHost)
+{
+  const auto fail = [](const std::string& host, const std::string& c) {
+    return host + ": " +
+           result_json(host,
+                       check_json("port.state" + c, "fail", "DOWN", "down") + "," +
+                           check_json("hca.firmware", "pass", "20.1" + c, "fw"),
+                       false) +
+           "\n";
+  };
+  const auto s = summarize_fleet(read(fail("cn001", "\\u0001") + fail("cn002", "\\u0002")), {});
+  const auto text = fleet_to_metrics(s, 0);
+  EXPECT_NE(std::string::npos,
+            text.find("ibsetup_fleet_check_failed_hosts{id=\"port.state\xEF\xBF\xBD\"} 2\n"))
+      << text;
+  EXPECT_NE(std::string::npos,
+            text.find("ibsetup_fleet_firmware_hosts{version=\"20.1\xEF\xBF\xBD\"} 2\n"))
+      << text;
+}
+
 // clush folds the hosts that timed out alike into one line ("clush: node[04-05]: command
 // timeout", clush 1.9's ev_close). Each is a host that did not answer; the line used to name no
 // host, and the fleet was "ok" without them.
