@@ -33,9 +33,7 @@ void skip(std::vector<Result>& out, const char* id, const std::string& subject,
 
 std::string number(double v)
 {
-  std::ostringstream s;
-  s << v;
-  return s.str();
+  return util::format_number(v);  // integers in full: x2147483647, not x2.14748e+09
 }
 
 const inventory::Device* find_device(const inventory::Host& host, const profile::HcaSpec& spec)
@@ -121,8 +119,10 @@ void check_abi(const std::string& sysfs_root, bool any_hca, std::vector<Result>&
     add(out, "hca.abi", cls, abi.has_value(), "abi_version present",
         abi ? "abi_version " + *abi : "missing",
         abi ? std::string(cls) + ": ABI version " + *abi
-            : std::string(cls) + ": /sys/class/" + cls +
-                  "/abi_version missing (is the kernel module " +
+            : std::string(cls) + ": " +
+                  (inventory::is_live_root(sysfs_root) ? std::string("/sys")
+                                                       : util::escape_text(sysfs_root)) +
+                  "/class/" + cls + "/abi_version missing (is the kernel module " +
                   (std::string(cls) == "infiniband_mad" ? "ib_umad" : "ib_uverbs") + " loaded?)");
   }
 }
