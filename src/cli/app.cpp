@@ -263,6 +263,12 @@ int run_command(int argc, char** argv)
   CLI::App app{"ibsetup: configure IP over InfiniBand on HPC nodes from one cluster profile",
                "ibsetup"};
   app.footer(k_footer);
+  // Set before the subcommands are added, which copy it. CLI11's own message quotes argv
+  // ("--timeout = abc"): escaped like every other error, with ibsetup's prefix.
+  app.failure_message([](const CLI::App* /*app*/, const CLI::Error& e) {
+    return "ibsetup: error: " + util::escape_text(e.what()) +
+           "\nRun with --help for more information.\n";
+  });
   app.require_subcommand(0, 1);
   bool version = false;
   app.add_flag("--version", version, "Print the version and exit");

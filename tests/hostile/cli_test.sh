@@ -5,6 +5,13 @@
 source "$(dirname "$0")/lib.sh" "$@"
 lab=$src/profiles/lab.yaml
 
+# A value CLI11 cannot convert is quoted escaped, with ibsetup's prefix (it was raw, and
+# without the prefix scripts grep for).
+hostile cli11-escaped 2 'ibsetup: error: Could not convert: --timeout = a\x1b[31mb' -- \
+  check "$lab" --timeout $'a\e[31mb'
+hostile cli11-prefix 2 'ibsetup: error: --node: At Most 1 required but received 2' -- \
+  check "$lab" --node a --node b
+
 # A missing or unreadable profile is a missing file on this host: exit 4, as the table says.
 hostile missing-profile 4 "$tmp/nope.yaml: cannot open the profile: No such file or directory" \
   -- validate "$tmp/nope.yaml"
