@@ -86,11 +86,12 @@ void check_drift(const profile::ResolvedInterface& i, const inventory::Netdev& n
   // interface it has none, so the values are also compared with the profile's here.
   if (i.mode) {
     const std::string want = profile::to_string(*i.mode);
-    if (!n.mode) {
+    const bool planned = !mine(plan::ActionKind::set_mode).empty();
+    if (!n.mode && !planned) {
       skip(out, "ipoib.mode", s, "mode not known (no readable mode file), expected " + want);
     } else {
-      const std::string seen = n.mode->name();
-      const bool ok = mine(plan::ActionKind::set_mode).empty() && seen == want;
+      const std::string seen = n.mode ? n.mode->name() : "unknown";
+      const bool ok = !planned && seen == want;
       add(out, "ipoib.mode", s, ok, want, seen,
           s + ": mode " + seen + (ok ? "" : ", expected " + want));
     }

@@ -21,6 +21,9 @@ public:
 
   // The signal that arrived since any guard was installed, or 0.
   static int pending();
+  // Whether a guard catches signal now (its action was the default): whoever holds the guard
+  // will end the process by it once its work is done, so the work is not to stop for it.
+  static bool holds(int signal);
   // Returns the signal that arrived, or 0. The last guard also restores the actions and raises
   // that signal (normally the process ends there).
   int release();

@@ -1,5 +1,7 @@
 #include "render/write_guard.hpp"
 
+#include "common/termination_guard.hpp"
+
 #include <ibsetup/error.hpp>
 
 #include <fcntl.h>
@@ -109,6 +111,11 @@ int StopSignals::take_pending()
     struct sigaction now {};
     if (sigismember(&pending, s) != 1 || sigismember(&m_old, s) == 1 ||
         sigaction(s, nullptr, &now) != 0 || now.sa_handler == SIG_IGN) {
+      continue;
+    }
+    if (TerminationGuard::holds(s)) {
+      // Held until this write is done (firmware::set_step, whose reboot marker must say
+      // what was set): left pending, and the holder ends the process by it afterwards.
       continue;
     }
     if (now.sa_handler != SIG_DFL) {

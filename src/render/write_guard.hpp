@@ -32,7 +32,8 @@ public:
   // A stop signal that arrived meanwhile and would have ended or interrupted the process (not
   // ignored, not blocked by the caller); 0 when none. One at its default action is taken off
   // the pending set (it would end the process before the error is reported); one with a
-  // handler stays pending, for the handler to run when the mask is restored.
+  // handler stays pending, for the handler to run when the mask is restored. One a
+  // TerminationGuard holds is not counted: its holder wants the write done first.
   int take_pending();
 
 private:

@@ -251,6 +251,12 @@ const Case k_cases[] = {
      "mlx5_0: PCIe link width unknown in sysfs, expected at least x16 (profile)",
      nullptr,
      "pcie.speed"},
+    // An unreadable mode file: apply would set the mode, so it fails (it is not a skip).
+    {"mode_unreadable",
+     {{"class/net/ib0/mode", ""}},
+     "ipoib.mode",
+     "ib0",
+     "ib0: mode unknown, expected datagram"},
     // Integers are shown in full (the card's was "x2.14748e+09").
     {"pcie_x8_huge_card_max",
      {{"class/infiniband/mlx5_0/device/current_link_width", "8"},

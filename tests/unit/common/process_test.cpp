@@ -1,6 +1,8 @@
 // The process runner, with real programs.
 #include "gtest_compat.hpp"
 #include "common/process.hpp"
+#include "common/termination_guard.hpp"
+#include "render/write_guard.hpp"
 #include "test_util.hpp"
 
 #include <ibsetup/error.hpp>
@@ -249,6 +251,30 @@ TEST(Process, TerminationKillsTheChildFirst)
     kill(child, SIGKILL);
   }
   EXPECT_FALSE(alive) << "the child " << child << " outlived its parent";
+}
+
+// A stop signal arriving while files are staged does not undo the write when a
+// TerminationGuard holds it (firmware::set_step writing the reboot marker after a set): the
+// write goes on, and the holder ends the process by the signal afterwards. It used to undo the
+// marker, so a changed card had none.
+TEST(Process, AHeldSignalDoesNotStopAWrite)
+{
+  EXPECT_EXIT(
+      {
+        TerminationGuard hold;
+        int taken = -1;
+        {
+          render::StopSignals held;
+          raise(SIGTERM);  // blocked: pending until the mask is restored
+          taken = held.take_pending();
+        }
+        if (taken != 0 || TerminationGuard::pending() != SIGTERM) {
+          _exit(1);
+        }
+        hold.release();  // ends the process by the signal
+        _exit(2);
+      },
+      ::testing::KilledBySignal(SIGTERM), "");
 }
 
 // Only default actions are taken over, and only for the run: a handler (apply's) and an
