@@ -100,13 +100,24 @@ std::string prefix_host(std::string_view line, std::string_view& rest)
 }
 
 // The hosts of "HOSTLIST: rest" when HOSTLIST is a bracketed hostlist of at most
-// k_max_folded valid names; rest is what follows. Empty for anything else.
+// k_max_folded valid names, or a list with the count clush -L and -b add ("cn[01-02] (2)");
+// rest is what follows. Empty for anything else.
 std::vector<std::string> folded_hosts(std::string_view line, std::string_view& rest)
 {
   constexpr size_t k_max_folded = 65536;
   const auto colon = line.find(": ");
-  const auto list = line.substr(0, colon);
-  if (colon == std::string_view::npos || list.find('[') == std::string_view::npos) {
+  auto list = line.substr(0, colon);
+  if (colon == std::string_view::npos) {
+    return {};
+  }
+  bool counted = false;
+  if (const auto open = list.rfind(" (");
+      open != std::string_view::npos && list.back() == ')' &&
+      util::parse_unsigned(list.substr(open + 2, list.size() - open - 3))) {
+    list = list.substr(0, open);
+    counted = true;
+  }
+  if (!counted && list.find('[') == std::string_view::npos) {
     return {};
   }
   std::vector<std::string> hosts;
@@ -121,6 +132,16 @@ std::vector<std::string> folded_hosts(std::string_view line, std::string_view& r
   }
   rest = line.substr(colon + 2);
   return hosts;
+}
+
+// What clush, pdsh or ssh says when a run did not reach the host or did not finish: such a
+// line after a host's passing result undoes it. An exit status other than ssh's 255 does not:
+// check exits 4 on a healthy node whose Slurm update or textfile write failed.
+bool not_reached_or_finished(std::string_view message, bool ssh)
+{
+  const auto has = [&](std::string_view s) { return message.find(s) != std::string_view::npos; };
+  return ssh || has("command timeout") || has("exit code 255") || has("killed by signal") ||
+         message.substr(0, 15) == "sending signal ";
 }
 
 // pdsh's prefix for what it says about a host, "pdsh@NODE: " (NODE: where pdsh runs); rest is
@@ -222,10 +243,11 @@ public:
              bool ssh = false)
   {
     auto& r = record_of(m_input, host);
-    if (!own && r.report && r.reported_ok && r.report->ok()) {
-      // clush, pdsh or ssh about a host whose last result passed: a run after it timed out,
-      // failed or did not reach the host (a re-run into the same file), or the check hung
-      // after printing. clush says nothing of a host that exited 0. The pass no longer holds.
+    if (!own && r.report && r.reported_ok && r.report->ok() &&
+        not_reached_or_finished(problem, ssh)) {
+      // clush, pdsh or ssh about a host whose last result passed: a run after it timed out
+      // or did not reach the host (a re-run into the same file), or the check hung after
+      // printing. The pass no longer holds.
       m_input.kept_bytes -= std::min(m_input.kept_bytes, cost(*r.report));
       r.report.reset();
       r.printed = false;

@@ -105,9 +105,15 @@ size_t unnamed_results(const std::vector<std::string>& unattributed)
           return false;
         }
         const auto colon = line.find(": ", start);
+        // clush's and pdsh's own notes (pdsh's "skipping insecure module") are only listed.
+        const bool tool =
+            line.compare(start, 7, "clush: ") == 0 || line.compare(start, 5, "pdsh@") == 0;
+        const bool failure = line.find("exited with exit code") != std::string::npos ||
+                             line.find("command timeout") != std::string::npos ||
+                             line.find("killed by signal") != std::string::npos;
         return line[start] == '{' ||
                (colon != std::string::npos && line.compare(colon + 2, 1, "{") == 0) ||
-               line.compare(start, 7, "clush: ") == 0 || line.compare(start, 5, "pdsh@") == 0;
+               (tool && failure);
       }));
 }
 

@@ -170,7 +170,7 @@ TEST(FleetSummary, AToolLineAfterAPassUndoesIt)
       "cn001: ssh: connect to host cn001 port 22: Connection refused\nclush: cn001: exited with "
       "exit code 255\n",
       "pdsh@head: cn001: command timeout\n",
-      "clush: cn001: exited with exit code 139\n",
+      "sending signal 15 to cn001 [ssh] pid 2005\n",
   };
   for (const auto& lines : after) {
     const auto s = summarize_fleet(read(pass + lines), {"cn001"});
@@ -183,6 +183,29 @@ TEST(FleetSummary, AToolLineAfterAPassUndoesIt)
                   .ok());
   EXPECT_TRUE(
       summarize_fleet(read(pass + "cn001: ibsetup: warning: profile note\n"), {"cn001"}).ok());
+  // Another exit status is not "did not answer": check exits 4 on a healthy node whose
+  // Slurm update failed, and the pass stands as it did (review).
+  const auto exit4 = summarize_fleet(
+      read(pass + "cn001: ibsetup: error: slurm: scontrol failed\nclush: cn001: exited with exit "
+                  "code 4\n"),
+      {"cn001"});
+  EXPECT_EQ(std::vector<std::string>{"cn001"}, exit4.passed);
+}
+
+// clush -L and -b fold with a count ("clush: cn[01-02] (2): ..."); pdsh's own notes before any
+// host runs name no host and fail nothing.
+TEST(FleetSummary, FoldCountsAndToolNotes)
+{
+  const std::string pass = "cn01: " + result_json("cn01", k_pass) + "\n";
+  const auto folded = summarize_fleet(
+      read(pass + "clush: cn[02-03] (2): command timeout\nclush: cn04 (1): command timeout\n"), {});
+  EXPECT_EQ((std::vector<std::string>{"cn02", "cn03", "cn04"}), folded.no_answer);
+  EXPECT_TRUE(folded.unattributed.empty());
+  const auto notes = summarize_fleet(
+      read("pdsh@head: skipping insecure module \"/usr/lib/pdsh/x.so\" (check perms)\n" + pass),
+      {});
+  EXPECT_TRUE(notes.ok());
+  EXPECT_EQ(1U, notes.unattributed.size());
 }
 
 // A host's lines are quoted with the invisible and bidirectional characters shown, as every
