@@ -1,5 +1,6 @@
 // apply and plan for one node: the sequence the command line and other front ends share.
 #include <ibsetup/apply.hpp>
+#include "apply/lock_check.hpp"
 #include <ibsetup/inventory.hpp>
 #include <ibsetup/nm.hpp>
 
@@ -209,6 +210,7 @@ NodeOutcome apply_node(const profile::ResolvedNode& node, const std::string& clu
   out.report.host = node.host;
   out.report.backend = out.backend.backend;
   if (options.dry_run) {
+    check_lock_file(options.lock_file);
     run_firmware(node, options, out);
     if (nm) {
       apply_networkmanager(node, cluster, options, out);

@@ -1,4 +1,5 @@
 #include <ibsetup/apply.hpp>
+#include "apply/lock_check.hpp"
 
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -65,35 +66,68 @@ std::string not_a_lock_file(int fd)
   return "";
 }
 
-}  // namespace
+[[noreturn]] void refuse(const std::string& path, const std::string& why)
+{
+  throw EnvironmentError("will not use " + path + " as the lock file: " + why +
+                         "; give --lock-file a path of its own (nothing was changed)");
+}
 
-ApplyLock::ApplyLock(const std::string& path, int wait_seconds)
+// Opens path as ApplyLock and check_lock_file do (flags: O_RDWR | O_CREAT to take it,
+// O_RDONLY to look), refusing what is not a lock file; -1 when it does not exist (O_RDONLY).
+int open_lock_file(const std::string& path, int flags)
 {
   // A device is refused before it is opened: opening some has effects (/dev/watchdog arms).
   struct stat st {};
   if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
-    throw EnvironmentError("will not use " + path +
-                           " as the lock file: it is not a regular file; give --lock-file a "
-                           "path of its own (nothing was changed)");
+    refuse(path, "it is not a regular file");
   }
-  m_fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
-  if (m_fd < 0) {
+  const int fd = open(path.c_str(), flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  if (fd < 0) {
     if (errno == ELOOP) {
       // O_NOFOLLOW's error, whose text ("Too many levels of symbolic links") misleads.
-      throw EnvironmentError("will not use " + path +
-                             " as the lock file: it is a symbolic link; give --lock-file a path "
-                             "of its own (nothing was changed)");
+      refuse(path, "it is a symbolic link");
+    }
+    if (errno == ENOENT && (flags & O_CREAT) == 0) {
+      return -1;
     }
     throw EnvironmentError("cannot open the lock file " + path + ": " + std::strerror(errno));
   }
   // The pid is written over the file: a path given by mistake (--lock-file /etc/hosts) must
   // not lose its contents, so only an empty file or one that holds a pid is taken.
-  if (const std::string why = not_a_lock_file(m_fd); !why.empty()) {
-    close(m_fd);
-    m_fd = -1;
-    throw EnvironmentError("will not use " + path + " as the lock file: " + why +
-                           "; give --lock-file a path of its own (nothing was changed)");
+  if (const std::string why = not_a_lock_file(fd); !why.empty()) {
+    close(fd);
+    refuse(path, why);
   }
+  return fd;
+}
+
+}  // namespace
+
+void check_lock_file(const std::string& path)
+{
+  const int fd = open_lock_file(path, O_RDONLY);
+  if (fd >= 0) {
+    close(fd);
+    return;
+  }
+  // Missing: the run creates it, which needs its directory.
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : path.substr(0, slash);
+  struct stat st {};
+  if (stat(dir.c_str(), &st) != 0) {
+    throw EnvironmentError("cannot open the lock file " + path + ": " + std::strerror(errno));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    throw EnvironmentError("cannot open the lock file " + path + ": " + dir +
+                           " is not a directory");
+  }
+}
+
+ApplyLock::ApplyLock(const std::string& path, int wait_seconds)
+{
+  m_fd = open_lock_file(path, O_RDWR | O_CREAT);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait_seconds);
   while (flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EINTR) {

@@ -205,6 +205,13 @@ out=$(play converge.yml invalid.yaml --check); rc=$?
 expect "invalid profile in check mode: playbook fails" "$rc" 2
 has "invalid profile: ibsetup's FILE:LINE:COLUMN message" "$out" \
   "invalid.yaml:5:26: nodes[0].interfaces[0].mtu:"
+# A lock_file the real run would refuse fails check mode too (it used to pass a preview).
+printf 'not a pid\n' >"$work/notalock"
+out=$(play converge.yml cluster.yaml --check -e "lock=$work/notalock"); rc=$?
+expect "a bad lock_file in check mode: playbook fails" "$rc" 2
+has "a bad lock_file in check mode: ibsetup's message" "$out" \
+  "as the lock file: it holds something other than a pid"
+expect "a bad lock_file in check mode: the file kept" "$(cat "$work/notalock")" "not a pid"
 out=$(play registered.yml invalid.yaml -e want_rc=3 -e "want_msg='is not a whole number from 68 to 65520'")
 expect "invalid profile: rc 3 in the registered result" "$(recap "$out")" \
   "changed=0 unreachable=0 failed=0"

@@ -12,6 +12,15 @@ hostile cli11-escaped 2 'ibsetup: error: Could not convert: --timeout = a\x1b[31
 hostile cli11-prefix 2 'ibsetup: error: --node: At Most 1 required but received 2' -- \
   check "$lab" --node a --node b
 
+# apply --dry-run refuses the lock file the real run would refuse (a preview used to pass it),
+# and leaves it as it is.
+printf 'keep me\n' >"$tmp/notalock"
+hostile dry-run-bad-lock 4 'will not use '"$tmp"'/notalock as the lock file: it holds something' \
+  -- apply "$lab" --node lab01 --dry-run --lock-file "$tmp/notalock"
+[ "$(cat "$tmp/notalock")" = "keep me" ] && ok dry-run-bad-lock-kept || bad "dry run wrote the lock"
+hostile dry-run-lock-dir 4 'cannot open the lock file '"$tmp"'/nodir/lock: No such file' \
+  -- apply "$lab" --node lab01 --dry-run --lock-file "$tmp/nodir/lock"
+
 # A missing or unreadable profile is a missing file on this host: exit 4, as the table says.
 hostile missing-profile 4 "$tmp/nope.yaml: cannot open the profile: No such file or directory" \
   -- validate "$tmp/nope.yaml"

@@ -83,7 +83,7 @@ options:
   lock_file:
     description:
       - The lock that allows one apply at a time (C(--lock-file)); ibsetup's default is
-        C(/run/ibsetup.lock).
+        C(/run/ibsetup.lock). Check mode checks it as the real run would, without taking it.
     type: path
   disable:
     description:
@@ -446,6 +446,9 @@ def do_preview(runner, params):
     args += common_args(params) + firmware_args(params)
     if params['prune']:
         args.append('--prune')
+    if params['lock_file']:
+        # Checked, not taken: a lock_file the real run would refuse fails here too.
+        args += ['--lock-file', params['lock_file']]
     rc, docs, stderr = runner.run(args + profile_args(params))
     firmware = [d for d in docs if 'reboot_required' in d and 'declared' in d]
     plans = [d for d in docs if 'actions' in d and 'backend' not in d]
