@@ -84,6 +84,17 @@ public:
           util::join(argv, " ") + ": mstconfig exited 0 but printed no configuration " + "(" +
           (out.warnings.empty() ? "no output" : "-W- " + out.warnings.front()) + "); not trusted");
     }
+    const bool listed =
+        std::any_of(out.parameters.begin(), out.parameters.end(),
+                    [](const auto& p) { return p.first.rfind("LINK_TYPE_P", 0) == 0; });
+    if (!any && listed && !out.columns.empty() &&
+        std::find(out.columns.begin(), out.columns.end(), "Next Boot") == out.columns.end()) {
+      // The parameters are there, in other columns: not a fixed link type, an output this
+      // version of ibsetup does not know where to read.
+      throw EnvironmentError(util::join(argv, " ") + ": mstconfig listed LINK_TYPE but no " +
+                             "Next Boot column (columns: " + util::join(out.columns, ", ") +
+                             "); not trusted");
+    }
     if (!any) {
       throw EnvironmentError(fixed_message(pci));
     }

@@ -338,6 +338,12 @@ out=$(fw "$work/two.yaml" "${two[@]}"); code=$?
 expect_code "parameter listed twice" "$code" 4
 expect_grep "parameter listed twice: the line quoted" "not understood: '         LINK_TYPE_P1 .*ETH\(2\)" "$out"
 # Nothing at all with exit status 0 says nothing about the card: not "fixed link type".
+# LINK_TYPE listed, but no Next Boot column: not a "fixed link type" (it used to say so).
+fake FAKE_MSTCONFIG_FORMAT=current-only
+out=$(fw "$work/two.yaml" "${two[@]}"); code=$?
+expect_code "no Next Boot column" "$code" 4
+expect_grep "no Next Boot column: says so" 'listed LINK_TYPE but no Next Boot column \(columns: Default, Current\); not trusted' "$out"
+expect_no_grep "no Next Boot column: not called fixed" 'is fixed' "$out"
 fake FAKE_MSTCONFIG_FORMAT=silent
 out=$(fw "$work/two.yaml" "${two[@]}"); code=$?
 expect_code "silent query" "$code" 4
