@@ -158,7 +158,9 @@ State query_state(const profile::ResolvedNode& node, const inventory::Host& host
 
 // Sets the ports that differ, card by card (one mstconfig set with every LINK_TYPE_Pn of the
 // card that differs), and confirms each with a second query. A failure stops there; what was
-// done before it stays in the report.
+// done before it stays in the report, every port the second query shows written included.
+// When that query fails after mstconfig accepted the set, the state counts the ports as set,
+// so that the reboot marker does not miss a reboot most likely owed.
 Report apply_state(const State& state, Tool& tool);
 
 // Writes the marker listing the devices that owe a reboot (atomically), or removes a stale

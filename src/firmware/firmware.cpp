@@ -442,9 +442,24 @@ Report apply_state(const State& state, Tool& tool)
                                   : std::string("mstconfig accepted the change but querying it "
                                                 "again failed: ")) +
                        e.what();
+      if (!set_error) {
+        // Accepted, not confirmed: the firmware most likely holds it. The marker must not
+        // miss a reboot that is owed (it used to list nothing, and removed an earlier one).
+        for (auto* d : card.devices) {
+          for (auto& p : d->ports) {
+            if (wanted.count(p.mst_port()) != 0) {
+              p.next_boot = p.desired;
+            }
+          }
+        }
+        *report.failure += "; the reboot marker counts the change as made";
+      }
       return report;
     }
     const size_t done_before = report.done.size();
+    // Every port of the card is read from the second query before a mismatch is reported: a
+    // set that wrote some ports and not others still has its written ones recorded and marked.
+    std::optional<std::string> mismatch;
     for (auto* d : card.devices) {
       for (auto& p : d->ports) {
         const auto before = p.next_boot;
@@ -457,16 +472,15 @@ Report apply_state(const State& state, Tool& tool)
           continue;
         }
         if (p.next_boot != p.desired) {
-          if (set_error) {
-            continue;  // the set's own error says why
+          if (!set_error && !mismatch) {  // else the set's own error says why
+            mismatch =
+                d->device + " (" + d->pci + ") port " + std::to_string(p.port) +
+                (p.mst_port() != p.port ? " (LINK_TYPE_P" + std::to_string(p.mst_port()) + ")"
+                                        : std::string()) +
+                ": mstconfig accepted " + mst_name(p.desired) + " but the next boot still shows " +
+                (p.next_boot ? mst_name(*p.next_boot) : "nothing");
           }
-          report.failure =
-              d->device + " (" + d->pci + ") port " + std::to_string(p.port) +
-              (p.mst_port() != p.port ? " (LINK_TYPE_P" + std::to_string(p.mst_port()) + ")"
-                                      : std::string()) +
-              ": mstconfig accepted " + mst_name(p.desired) + " but the next boot still shows " +
-              (p.next_boot ? mst_name(*p.next_boot) : "nothing");
-          return report;
+          continue;
         }
         report.done.push_back(Change{d->device, d->pci, p.port, p.mst_port(), before, p.desired});
         // The warning that the next boot is ETH no longer holds.
@@ -482,6 +496,10 @@ Report apply_state(const State& state, Tool& tool)
                        (report.done.size() > done_before
                             ? "; a second query shows the change was made all the same"
                             : "");
+      return report;
+    }
+    if (mismatch) {
+      report.failure = mismatch;
       return report;
     }
   }

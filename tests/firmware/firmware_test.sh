@@ -32,7 +32,7 @@ fake() {
     echo "exec python3 '$src/tests/firmware/fake_mstconfig' \"\$@\""
   } >"$work/mstconfig"
   chmod +x "$work/mstconfig"
-  rm -f "$work/log" "$work/env.log"
+  rm -f "$work/log" "$work/env.log" "$work/state/.after-set"
 }
 # state PCI P1 [P2]: the device's next-boot link types.
 state() {
@@ -268,6 +268,41 @@ expect_grep "SIGTERM in a slow set: the second card left" 'LINK_TYPE_P1=IB' \
 expect_grep "SIGTERM in a slow set: the marker names the change" 'mlx5_0 0000:3b:00.0 LINK_TYPE_P1=ETH' \
   "$(cat "$marker_file" 2>&1)"
 expect_no_grep "SIGTERM in a slow set: the marker does not name the card left" '0000:86:00.0' \
+  "$(cat "$marker_file" 2>&1)"
+rm -f "$marker_file"
+
+# The confirming query fails after mstconfig accepted a set: the card most likely changed, so
+# the marker counts it (it used to list nothing, and removed an earlier marker).
+fake FAKE_MSTCONFIG_FAIL_AFTER_SET=1
+state 0000:3b:00.0 IB
+state 0000:86:00.0 IB
+out=$(fw "$work/two-eth.yaml" "${two[@]}" --apply); code=$?
+expect_code "lost confirmation" "$code" 4
+expect_grep "lost confirmation: said" 'querying it again failed: .*; the reboot marker counts the change as made' "$out"
+expect_grep "lost confirmation: the marker lists it" '^mlx5_0 0000:3b:00.0 LINK_TYPE_P1=ETH \(running InfiniBand\)$' \
+  "$(cat "$marker_file" 2>&1)"
+rm -f "$marker_file"
+# A set that wrote port 2 and not port 1: port 2 is recorded and marked, and port 1 is the
+# failure (the first port's mismatch used to end the card before port 2 was read).
+cat >"$work/vpi-mixed.yaml" <<'EOF'
+version: 1
+nodes:
+  - hosts: "v1"
+    hcas:
+      - device: mlx5_0
+        ports:
+          - {port: 1, link_type: eth}
+          - {port: 2, link_type: ib}
+    interfaces:
+      - {name: ib0, device: mlx5_0, port: 2}
+EOF
+fake FAKE_MSTCONFIG_IGNORE_SET=LINK_TYPE_P1
+state 0000:5e:00.0 IB ETH
+out=$(fw "$work/vpi-mixed.yaml" "${vpi[@]}" --apply --json); code=$?
+expect_code "half a set" "$code" 4
+expect_grep "half a set: port 1 is the failure" 'port 1: mstconfig accepted ETH but the next boot still shows IB' "$out"
+expect_grep "half a set: port 2 recorded" '"done":\[\{[^]]*"port":2' "$out"
+expect_grep "half a set: port 2 marked" '^mlx5_0 0000:5e:00.0 LINK_TYPE_P2=IB \(running Ethernet\)$' \
   "$(cat "$marker_file" 2>&1)"
 rm -f "$marker_file"
 
