@@ -1,14 +1,21 @@
 #include <ibsetup/firmware.hpp>
 #include <ibsetup/render.hpp>
+#include "common/bounded_read.hpp"
 #include "common/strings.hpp"
 #include "common/termination_guard.hpp"
+#include "common/unique_fd.hpp"
 #include "firmware/reboot.hpp"
 
+#include <fcntl.h>
+
 #include <algorithm>
+#include <cstring>
 #include <charconv>
 #include <filesystem>
 #include <iterator>
 #include <map>
+#include <set>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -511,6 +518,44 @@ void update_reboot_marker(const std::string& path, const State& state)
   detail::write_reboot_marker(path, state, {});
 }
 
+namespace {
+
+// The device lines of the marker at target that ibsetup wrote, for devices this run did not
+// look at (its profile declares other HCAs, or a run with another profile set them): a reboot
+// they owe is not known to be paid until the host reboots, which empties /run.
+std::string lines_of_others(const std::filesystem::path& target, const State& state)
+{
+  constexpr size_t k_max_marker = 1 << 20;
+  const util::UniqueFd fd(
+      ::open(target.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    return "";
+  }
+  const auto r = util::read_bounded(fd.get(), k_max_marker);
+  if (r.status != util::BoundedRead::Status::ok ||
+      r.text.compare(0, std::strlen(render::k_marker), render::k_marker) != 0) {
+    return "";  // none, or not ibsetup's: write_file refuses to replace a foreign one
+  }
+  std::set<std::string> looked_at;
+  for (const auto& d : state.devices) {
+    looked_at.insert(util::escape_text(d.device) + " " + util::escape_text(d.pci));
+  }
+  std::string kept;
+  std::istringstream in(r.text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto second = line.find(' ', line.find(' ') + 1);
+    if (line.empty() || line[0] == '#' || second == std::string::npos ||
+        looked_at.count(line.substr(0, second)) != 0) {
+      continue;
+    }
+    kept += line + "\n";
+  }
+  return kept;
+}
+
+}  // namespace
+
 void detail::write_reboot_marker(const std::string& path, const State& state,
                                  const std::vector<Change>& done)
 {
@@ -542,6 +587,7 @@ void detail::write_reboot_marker(const std::string& path, const State& state,
     }
     lines += "\n";
   }
+  lines += lines_of_others(target, state);
   if (lines.empty()) {
     render::remove_file("/", target.relative_path().string());  // only a marker ibsetup wrote
     return;
