@@ -292,18 +292,9 @@ expect_grep "lost confirmation: the marker lists it" '^mlx5_0 0000:3b:00.0 LINK_
 rm -f "$marker_file"
 # A set that wrote port 2 and not port 1: port 2 is recorded and marked, and port 1 is the
 # failure (the first port's mismatch used to end the card before port 2 was read).
-cat >"$work/vpi-mixed.yaml" <<'EOF'
-version: 1
-nodes:
-  - hosts: "v1"
-    hcas:
-      - device: mlx5_0
-        ports:
-          - {port: 1, link_type: eth}
-          - {port: 2, link_type: ib}
-    interfaces:
-      - {name: ib0, device: mlx5_0, port: 2}
-EOF
+# vpi.yaml with port 1 Ethernet and ib0 on port 2.
+sed -e '0,/link_type: ib/s//link_type: eth/' -e 's/port: 1}$/port: 2}/' "$work/vpi.yaml" \
+  >"$work/vpi-mixed.yaml"
 fake FAKE_MSTCONFIG_IGNORE_SET=LINK_TYPE_P1
 state 0000:5e:00.0 IB ETH
 out=$(fw "$work/vpi-mixed.yaml" "${vpi[@]}" --apply --json); code=$?
