@@ -69,8 +69,8 @@ std::optional<int> expected_mtu(const profile::ResolvedInterface& i, const inven
 }
 
 void check_drift(const profile::ResolvedInterface& i, const inventory::Netdev& n,
-                 const inventory::Host& host, const plan::Plan& plan,
-                 const LocalOptions& options, std::vector<Result>& out)
+                 const inventory::Host& host, const plan::Plan& plan, const LocalOptions& options,
+                 std::vector<Result>& out)
 {
   const std::string& s = i.name;
   const auto mine = [&](plan::ActionKind kind) {

@@ -16,8 +16,9 @@ void add_line(FleetInput& input, std::string_view line, size_t length, const Fle
 // How many of the lines naming no host (FleetInput::unattributed) are results all the same,
 // begun with '{' (a bare line that is not strict JSON, too long, or names no valid host) or
 // behind a prefix that is no host name ("2001:db8::2: {...}"), or are clush's or pdsh's
-// failures of hosts it cannot name (an exit code, a timeout, a signal). Such a line is some host's invalid output or failure, so the fleet is
-// not ok; a host's other bare lines (its stderr under `clush -N ... 2>&1`) are only listed.
+// failures of hosts it cannot name (an exit code, a timeout, a signal). Such a line is some
+// host's invalid output or failure, so the fleet is not ok; a host's other bare lines (its
+// stderr under `clush -N ... 2>&1`) are only listed.
 size_t unnamed_results(const std::vector<std::string>& unattributed);
 
 }  // namespace ibsetup::check

@@ -152,10 +152,8 @@ void read_directory(const std::string& dir, Collector& c)
     // The nodes may write this directory, and it is read as root: a link (to /etc/shadow, to
     // a device) is not followed, and a device is not opened, which can act on it.
     struct stat st {};
-    if (::fstatat(dfd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-        !S_ISREG(st.st_mode)) {
-      c.problem(where, std::string("is ") + util::file_kind(st.st_mode) +
-                           ", not a file; left out");
+    if (::fstatat(dfd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
+      c.problem(where, std::string("is ") + util::file_kind(st.st_mode) + ", not a file; left out");
       continue;
     }
     Fd fd(::openat(dfd.get(), name.c_str(),

@@ -152,8 +152,8 @@ TEST(FleetMetrics, LabelsThatPrintAlikeCountEveryHost)
 // host, and the fleet was "ok" without them.
 TEST(FleetSummary, AClushFoldNamesEachHost)
 {
-  const auto input = read("node01: " + result_json("node01", k_pass) +
-                          "\nclush: node[04-05]: command timeout\n");
+  const auto input =
+      read("node01: " + result_json("node01", k_pass) + "\nclush: node[04-05]: command timeout\n");
   const auto s = summarize_fleet(input, {});
   EXPECT_FALSE(s.ok());
   EXPECT_EQ((std::vector<std::string>{"node04", "node05"}), s.no_answer);
@@ -179,8 +179,8 @@ TEST(FleetSummary, AToolLineAfterAPassUndoesIt)
     EXPECT_TRUE(s.passed.empty()) << lines;
   }
   // A later pass counts again (the last result counts), and the host's own lines keep a pass.
-  EXPECT_TRUE(summarize_fleet(read(pass + "clush: cn001: command timeout\n" + pass), {"cn001"})
-                  .ok());
+  EXPECT_TRUE(
+      summarize_fleet(read(pass + "clush: cn001: command timeout\n" + pass), {"cn001"}).ok());
   EXPECT_TRUE(
       summarize_fleet(read(pass + "cn001: ibsetup: warning: profile note\n"), {"cn001"}).ok());
   // Another exit status is not "did not answer": check exits 4 on a healthy node whose
