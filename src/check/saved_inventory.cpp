@@ -35,24 +35,14 @@ std::string read_stdin()
                 "--inventory -: standard input is a terminal; pipe "
                 "`ibsetup inspect --json` into it");
   }
-  std::string text;
-  char chunk[65536];
-  for (;;) {
-    const ssize_t n = ::read(STDIN_FILENO, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n < 0) {
-      throw EnvironmentError(std::string("cannot read standard input: ") + std::strerror(errno));
-    }
-    if (n == 0) {
-      return text;
-    }
-    text.append(chunk, static_cast<size_t>(n));
-    if (text.size() > k_max_inventory) {
-      throw InputError(too_large("standard input"));
-    }
+  auto r = util::read_stream_bounded(STDIN_FILENO, k_max_inventory);
+  if (r.status == util::BoundedRead::Status::too_large) {
+    throw InputError(too_large("standard input"));
   }
+  if (r.status != util::BoundedRead::Status::ok) {
+    throw EnvironmentError(std::string("cannot read standard input: ") + std::strerror(r.error));
+  }
+  return std::move(r.text);
 }
 
 // A file is looked at before it is opened: a FIFO would wait for a writer until the

@@ -1,6 +1,7 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "common/bounded_read.hpp"
 #include "common/strings.hpp"
 
 #include <ibsetup/error.hpp>
@@ -42,10 +43,7 @@ public:
 protected:
   int_type underflow() override
   {
-    ssize_t n = 0;
-    do {
-      n = ::read(m_fd, m_buf, sizeof m_buf);
-    } while (n < 0 && errno == EINTR);
+    const ssize_t n = util::read_waiting(m_fd, m_buf, sizeof m_buf);
     if (n < 0) {
       m_error = errno;
       throw std::ios_base::failure("read failed");  // the stream sets badbit

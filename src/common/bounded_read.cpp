@@ -1,5 +1,6 @@
 #include "common/bounded_read.hpp"
 
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,6 +36,47 @@ const char* file_kind(mode_t mode)
   return "not a regular file";
 }
 
+ssize_t read_waiting(int fd, void* buf, size_t n)
+{
+  for (;;) {
+    const ssize_t got = read(fd, buf, n);
+    if (got >= 0) {
+      return got;
+    }
+    if (errno == EINTR) {
+      continue;
+    }
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+      return got;
+    }
+    pollfd p{fd, POLLIN, 0};
+    (void)poll(&p, 1, -1);
+  }
+}
+
+BoundedRead read_stream_bounded(int fd, size_t max_bytes)
+{
+  BoundedRead r;
+  std::vector<char> chunk(65536);
+  for (;;) {
+    const ssize_t n = read_waiting(fd, chunk.data(), chunk.size());
+    if (n < 0) {
+      r.status = BoundedRead::Status::failed;
+      r.error = errno;
+      return r;
+    }
+    if (n == 0) {
+      return r;
+    }
+    if (static_cast<size_t>(n) > max_bytes - std::min(max_bytes, r.text.size())) {
+      r.status = BoundedRead::Status::too_large;
+      r.text.clear();
+      return r;
+    }
+    r.text.append(chunk.data(), static_cast<size_t>(n));
+  }
+}
+
 BoundedRead read_bounded(int fd, size_t max_bytes)
 {
   BoundedRead r;
@@ -65,10 +107,7 @@ BoundedRead read_bounded(int fd, size_t max_bytes)
       }
       buf.resize(std::min(buf.size() * 2, max_bytes + 1));
     }
-    const ssize_t n = read(fd, buf.data() + have, buf.size() - have);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
+    const ssize_t n = read_waiting(fd, buf.data() + have, buf.size() - have);
     if (n < 0) {
       r.status = BoundedRead::Status::failed;
       r.error = errno;

@@ -1,7 +1,8 @@
 // Reading a file that may be hostile: a FIFO, a device or a huge file must neither block nor
-// fill memory. Shared by the profile loader and the template lookup, which map the outcome to
-// their own error kinds.
+// fill memory. Shared by the profile loader, the template lookup and the inventory readers,
+// which map the outcome to their own error kinds.
 #pragma once
+#pragma GCC visibility push(default)  // for the CLI's report: src/libibsetup.map.in says why
 
 #include <sys/types.h>
 
@@ -26,4 +27,14 @@ struct BoundedRead {
 // with O_NONBLOCK: a FIFO then never waits for a writer (it is refused here).
 BoundedRead read_bounded(int fd, size_t max_bytes);
 
+// read(2) that retries EINTR and, on a descriptor left non-blocking (O_NONBLOCK is shared by
+// every process holding the same pipe), waits in poll() instead of failing with EAGAIN.
+ssize_t read_waiting(int fd, void* buf, size_t n);
+
+// Reads a stream (standard input, a pipe) to its end, within max_bytes: past them it stops
+// with too_large instead of reading on. Never not_regular.
+BoundedRead read_stream_bounded(int fd, size_t max_bytes);
+
 }  // namespace ibsetup::util
+
+#pragma GCC visibility pop

@@ -13,7 +13,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,17 +46,8 @@ void feed(int fd, const std::string& name, SourceParser& parser, const SourceLim
   size_t length = 0;
   size_t total = 0;
   for (;;) {
-    const ssize_t n = ::read(fd, buf.data(), buf.size());
+    const ssize_t n = util::read_waiting(fd, buf.data(), buf.size());
     if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        // A non-blocking standard input: wait for it instead of spinning.
-        pollfd p{fd, POLLIN, 0};
-        (void)::poll(&p, 1, -1);
-        continue;
-      }
       throw InputError("cannot read " + shown(name) + ": " + std::strerror(errno));
     }
     if (n == 0) {
