@@ -139,9 +139,7 @@ std::vector<std::string> folded_hosts(std::string_view line, std::string_view& r
 // check exits 4 on a healthy node whose Slurm update or textfile write failed.
 bool not_reached_or_finished(std::string_view message, bool ssh)
 {
-  const auto has = [&](std::string_view s) { return message.find(s) != std::string_view::npos; };
-  return ssh || has("command timeout") || has("exit code 255") || has("killed by signal") ||
-         message.substr(0, 15) == "sending signal ";
+  return ssh || classify_tool_note(message) == ToolNote::not_finished;
 }
 
 // pdsh's prefix for what it says about a host, "pdsh@NODE: " (NODE: where pdsh runs); rest is
@@ -285,6 +283,16 @@ private:
 };
 
 }  // namespace
+
+ToolNote classify_tool_note(std::string_view message)
+{
+  const auto has = [&](std::string_view s) { return message.find(s) != std::string_view::npos; };
+  if (has("command timeout") || has("exit code 255") || has("killed by signal") ||
+      message.substr(0, 15) == "sending signal ") {
+    return ToolNote::not_finished;
+  }
+  return has("exited with exit code") ? ToolNote::exit_status : ToolNote::other;
+}
 
 Report parse_check_json(const std::string& text, bool* reported_ok)
 {

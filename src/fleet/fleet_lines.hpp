@@ -13,6 +13,12 @@ namespace ibsetup::check {
 // and length is the whole length: a longer line is its host's invalid output, not parsed.
 void add_line(FleetInput& input, std::string_view line, size_t length, const FleetLimits& limits);
 
+// What clush or pdsh says of one host's run, in message (the text after its "clush: " or
+// "pdsh@NODE: " prefix): not_finished when the run did not reach the host or did not end
+// (a timeout, a signal, ssh's exit status 255); exit_status for another exit status.
+enum class ToolNote { other, exit_status, not_finished };
+ToolNote classify_tool_note(std::string_view message);
+
 // How many of the lines naming no host (FleetInput::unattributed) are results all the same,
 // begun with '{' (a bare line that is not strict JSON, too long, or names no valid host) or
 // behind a prefix that is no host name ("2001:db8::2: {...}"), or are clush's or pdsh's

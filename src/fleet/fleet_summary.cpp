@@ -108,9 +108,9 @@ size_t unnamed_results(const std::vector<std::string>& unattributed)
         // clush's and pdsh's own notes (pdsh's "skipping insecure module") are only listed.
         const bool tool =
             line.compare(start, 7, "clush: ") == 0 || line.compare(start, 5, "pdsh@") == 0;
-        const bool failure = line.find("exited with exit code") != std::string::npos ||
-                             line.find("command timeout") != std::string::npos ||
-                             line.find("killed by signal") != std::string::npos;
+        const bool failure =
+            colon != std::string::npos &&
+            classify_tool_note(std::string_view(line).substr(colon + 2)) != ToolNote::other;
         return line[start] == '{' ||
                (colon != std::string::npos && line.compare(colon + 2, 1, "{") == 0) ||
                (tool && failure);

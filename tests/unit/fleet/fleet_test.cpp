@@ -109,6 +109,9 @@ TEST(FleetSummary, AnInvalidResultNamingNoHostFailsTheFleet)
       // A result behind a prefix that is no host name (an IPv6 address, pdsh -w).
       "2001:db8::2: " + result_json("H", check_json("port.state", "fail", "DOWN", "down"), false),
       "clush: cn[0-999999]: command timeout",  // a fold larger than any fleet
+      // pdsh's timeout of a host it names as no host name can be: the same rule as a
+      // timeout that undoes a pass (classify_tool_note).
+      "pdsh@mgmt01: sending signal 15 to -bad- [ssh] pid 2005",
   };
   for (const auto& line : bad) {
     const auto input = read(result_json("cn001", k_pass) + "\n" + line + "\n");
