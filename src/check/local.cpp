@@ -31,11 +31,6 @@ void skip(std::vector<Result>& out, const char* id, const std::string& subject,
   out.push_back({id, subject, Status::skip, "", "", subject + ": " + why, {}, {}});
 }
 
-std::string number(double v)
-{
-  return util::format_number(v);  // integers in full: x2147483647, not x2.14748e+09
-}
-
 const inventory::Device* find_device(const inventory::Host& host, const profile::HcaSpec& spec)
 {
   for (const auto& d : host.devices) {
@@ -52,7 +47,6 @@ const inventory::Device* find_device(const inventory::Host& host, const profile:
 namespace {
 
 using detail::add;
-using detail::number;
 using detail::skip;
 
 // The numbers of a dotted firmware version ("20.31.1014"), leading zeros dropped; nullopt
@@ -167,30 +161,35 @@ void check_pcie(const profile::HcaSpec& spec, const inventory::Device& d, std::v
   // A virtual function's (or a link down's) width reads 0: unknown, as a missing file is.
   if (!p.link_width || *p.link_width == 0) {
     unknown_link(out, "pcie.width", subject, "width",
-                 spec.pcie_width ? std::optional<std::string>("x" + number(*spec.pcie_width))
-                                 : std::nullopt);
+                 spec.pcie_width
+                     ? std::optional<std::string>("x" + util::format_number(*spec.pcie_width))
+                     : std::nullopt);
   } else {
     int want_width = p.max_link_width.value_or(0);
     if (p.bridge_max_width) {
       want_width =
           std::min(want_width == 0 ? *p.bridge_max_width : want_width, *p.bridge_max_width);
     }
-    std::string why = "card max x" + number(p.max_link_width.value_or(0)) + ", bridge max x" +
-                      (p.bridge_max_width ? number(*p.bridge_max_width) : std::string("?"));
+    std::string why =
+        "card max x" + util::format_number(p.max_link_width.value_or(0)) + ", bridge max x" +
+        (p.bridge_max_width ? util::format_number(*p.bridge_max_width) : std::string("?"));
     if (spec.pcie_width) {
       want_width = std::max(want_width, *spec.pcie_width);
-      why += ", profile x" + number(*spec.pcie_width);
+      why += ", profile x" + util::format_number(*spec.pcie_width);
     }
-    add(out, "pcie.width", subject, *p.link_width >= want_width, "at least x" + number(want_width),
-        "x" + number(*p.link_width),
-        subject + ": PCIe link x" + number(*p.link_width) +
-            (*p.link_width >= want_width ? "" : ", expected at least x" + number(want_width)) +
+    add(out, "pcie.width", subject, *p.link_width >= want_width,
+        "at least x" + util::format_number(want_width), "x" + util::format_number(*p.link_width),
+        subject + ": PCIe link x" + util::format_number(*p.link_width) +
+            (*p.link_width >= want_width
+                 ? ""
+                 : ", expected at least x" + util::format_number(want_width)) +
             " (" + why + ")");
   }
   if (!p.link_speed_gts) {
     unknown_link(out, "pcie.speed", subject, "speed",
-                 spec.pcie_speed ? std::optional<std::string>(number(*spec.pcie_speed) + " GT/s")
-                                 : std::nullopt);
+                 spec.pcie_speed
+                     ? std::optional<std::string>(util::format_number(*spec.pcie_speed) + " GT/s")
+                     : std::nullopt);
     return;
   }
   double want_speed = p.max_link_speed_gts.value_or(0);
@@ -198,19 +197,20 @@ void check_pcie(const profile::HcaSpec& spec, const inventory::Device& d, std::v
     want_speed =
         std::min(want_speed == 0 ? *p.bridge_max_speed_gts : want_speed, *p.bridge_max_speed_gts);
   }
-  std::string swhy = "card max " + number(p.max_link_speed_gts.value_or(0)) + " GT/s, bridge max " +
-                     (p.bridge_max_speed_gts ? number(*p.bridge_max_speed_gts) : std::string("?")) +
-                     " GT/s";
+  std::string swhy =
+      "card max " + util::format_number(p.max_link_speed_gts.value_or(0)) + " GT/s, bridge max " +
+      (p.bridge_max_speed_gts ? util::format_number(*p.bridge_max_speed_gts) : std::string("?")) +
+      " GT/s";
   if (spec.pcie_speed) {
     want_speed = std::max(want_speed, *spec.pcie_speed);
-    swhy += ", profile " + number(*spec.pcie_speed) + " GT/s";
+    swhy += ", profile " + util::format_number(*spec.pcie_speed) + " GT/s";
   }
   const bool speed_ok = *p.link_speed_gts + 1e-9 >= want_speed;
-  add(out, "pcie.speed", subject, speed_ok, "at least " + number(want_speed) + " GT/s",
-      number(*p.link_speed_gts) + " GT/s",
-      subject + ": PCIe link " + number(*p.link_speed_gts) + " GT/s" +
-          (speed_ok ? "" : ", expected at least " + number(want_speed) + " GT/s") + " (" + swhy +
-          ")");
+  add(out, "pcie.speed", subject, speed_ok, "at least " + util::format_number(want_speed) + " GT/s",
+      util::format_number(*p.link_speed_gts) + " GT/s",
+      subject + ": PCIe link " + util::format_number(*p.link_speed_gts) + " GT/s" +
+          (speed_ok ? "" : ", expected at least " + util::format_number(want_speed) + " GT/s") +
+          " (" + swhy + ")");
 }
 
 void check_hcas(const profile::ResolvedNode& node, const inventory::Host& host,

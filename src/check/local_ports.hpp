@@ -9,7 +9,6 @@ void add(std::vector<Result>& out, const char* id, const std::string& subject, b
          const std::string& expected, const std::string& observed, const std::string& message);
 void skip(std::vector<Result>& out, const char* id, const std::string& subject,
           const std::string& why);
-std::string number(double v);
 const inventory::Device* find_device(const inventory::Host& host, const profile::HcaSpec& spec);
 
 void check_ports(const profile::ResolvedNode& node, const inventory::Host& host,

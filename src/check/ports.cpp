@@ -1,6 +1,8 @@
 // Port checks: state, physical state, rate, link layer, subnet manager, LID, P_Keys, counters.
 #include "check/local_ports.hpp"
 
+#include "common/strings.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -148,12 +150,12 @@ void check_one(const profile::ResolvedNode& node, const Expect& e, const invento
   if (e.spec != nullptr && e.spec->rate) {
     const double want = *e.spec->rate;
     const std::string seen = p.rate_gbps
-                                 ? number(*p.rate_gbps) + " Gb/s (" + p.width.value_or("?") + " " +
-                                       p.speed.value_or("?") + ")"
+                                 ? util::format_number(*p.rate_gbps) + " Gb/s (" +
+                                       p.width.value_or("?") + " " + p.speed.value_or("?") + ")"
                                  : std::string("unknown");
     const bool ok = p.rate_gbps && *p.rate_gbps + 1e-9 >= want;
-    add(out, "port.rate", s, ok, "at least " + number(want) + " Gb/s", seen,
-        s + ": rate " + seen + (ok ? "" : ", expected at least " + number(want)));
+    add(out, "port.rate", s, ok, "at least " + util::format_number(want) + " Gb/s", seen,
+        s + ": rate " + seen + (ok ? "" : ", expected at least " + util::format_number(want)));
   }
   const std::string layer = p.link_layer ? p.link_layer->name() : "unknown";
   if (const auto link = wanted_link(e); link && *link != profile::LinkType::vpi) {

@@ -27,7 +27,8 @@ std::optional<double> parse_decimal(std::string_view s);
 // "0x%04x"
 std::string hex16(uint16_t value);
 
-// Formats a number without trailing zeros: 2.5 -> "2.5", 200 -> "200".
+// Formats a number without trailing zeros: 2.5 -> "2.5", 200 -> "200"; integers in full
+// (2147483647, not 2.14748e+09).
 std::string format_number(double value);
 
 // Levenshtein edit distance, used for did-you-mean suggestions.
