@@ -84,16 +84,16 @@ void write_textfile(const std::string& dir, const std::string& text)
       continue;
     }
     if (n <= 0) {
-      throw EnvironmentError(why(temp, "cannot write", n < 0 ? errno : ENOSPC));
+      throw EnvironmentError(why(target, "cannot write", n < 0 ? errno : ENOSPC));
     }
     done += static_cast<size_t>(n);
   }
   if (::fsync(fd) != 0) {
-    throw EnvironmentError(why(temp, "cannot write (fsync)", errno));
+    throw EnvironmentError(why(target, "cannot write (fsync)", errno));
   }
   pending.m_fd = -1;
   if (::close(fd) != 0) {
-    throw EnvironmentError(why(temp, "cannot write (close)", errno));
+    throw EnvironmentError(why(target, "cannot write (close)", errno));
   }
   if (::rename(temp.c_str(), target.c_str()) != 0) {
     throw EnvironmentError(why(target, "cannot replace", errno));

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 
 #include <algorithm>
@@ -395,10 +396,27 @@ void hold_standard_descriptors()
   }
 }
 
+// A write that fails must fail, not end the process half-way: a reader gone (`| head`, a
+// killed wrapper) raises SIGPIPE and a file past `ulimit -f` SIGXFSZ, whose default action
+// would kill apply between two link changes, firmware between its set and the reboot
+// marker, check before Slurm hears of a failed node, or render between two renames. Ignored,
+// the write fails with EPIPE or EFBIG, which each writer reports (a closed standard output:
+// exit 4 in finish_output). Programs ibsetup runs start with every signal at its default
+// (common/process.cpp).
+void ignore_write_signals()
+{
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGPIPE, &ignore, nullptr);
+  sigaction(SIGXFSZ, &ignore, nullptr);
+}
+
 }  // namespace
 
 int run(int argc, char** argv)
 {
+  ignore_write_signals();
   hold_standard_descriptors();
   const SafeOutput safe_output;
   return finish_output(run_command(argc, argv));

@@ -21,7 +21,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstring>
 #include <functional>
 #include <iostream>
@@ -230,10 +229,6 @@ int CheckCommands::check()
   if (!m_textfile_dir.empty() && !S_ISDIR(dir.st_mode)) {
     throw EnvironmentError("--textfile-dir " + m_textfile_dir + ": not a directory");
   }
-  // A reader that went away (a killed wrapper, `| head`) must not kill the check before Slurm
-  // hears the verdict and the textfile is written: the write fails instead (EPIPE). Children
-  // start with every signal at its default (common/process.cpp).
-  std::signal(SIGPIPE, SIG_IGN);
   check::CheckOptions o;
   o.profile_file = m_file;
   o.node = m_node;

@@ -25,7 +25,6 @@ extern "C" void on_signal(int sig)
 constexpr int k_stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 struct sigaction g_old[sizeof k_stop_signals / sizeof k_stop_signals[0]];
-struct sigaction g_old_pipe;
 
 // A pipe or socket whose reader has gone reports POLLERR/POLLHUP on the writing end without
 // a write: this catches `apply --json | head`, which writes nothing until the end.
@@ -56,21 +55,14 @@ InterruptGuard::InterruptGuard()
       sigaction(k_stop_signals[i], &sa, nullptr);
     }
   }
-  struct sigaction ignore {};
-  ignore.sa_handler = SIG_IGN;
-  sigemptyset(&ignore.sa_mask);
-  sigaction(SIGPIPE, &ignore, &g_old_pipe);
 }
 
 InterruptGuard::~InterruptGuard()
 {
-  // Buffered output must meet the closed pipe while SIGPIPE is still ignored: flushed at
-  // exit, it would kill the process and replace the documented exit code with 141.
   std::cout.flush();
   for (size_t i = 0; i < sizeof k_stop_signals / sizeof k_stop_signals[0]; ++i) {
     sigaction(k_stop_signals[i], &g_old[i], nullptr);
   }
-  sigaction(SIGPIPE, &g_old_pipe, nullptr);
 }
 
 bool interrupted()

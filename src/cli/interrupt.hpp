@@ -7,8 +7,8 @@
 namespace ibsetup::cli {
 
 // While alive: the signals above (unless ignored on entry, as under nohup) set a flag
-// instead of killing the process, and SIGPIPE is ignored so that a write to a closed pipe
-// fails with EPIPE instead. The destructor restores the previous dispositions.
+// instead of killing the process (SIGPIPE is ignored for the whole run, cli/app.cpp, so a
+// write to a closed pipe fails with EPIPE). The destructor restores the previous dispositions.
 class InterruptGuard {
 public:
   InterruptGuard();
@@ -22,7 +22,7 @@ public:
 bool interrupted();
 
 // Writes the final report to standard output; when that fails or output is closed, writes it
-// to stderr instead, so that it is never lost silently. Flushes while SIGPIPE is ignored.
+// to stderr instead, so that it is never lost silently.
 void emit_report(const std::string& text);
 
 }  // namespace ibsetup::cli

@@ -193,5 +193,21 @@ expect "closed output, failing node: drained" "$(tail -1 "$work/argv.log" | cut 
 expect "closed output, failing node: metrics written" \
   "$(grep -c '^ibsetup_check_ok 0$' "$work/tf/ibsetup.prom")" 1
 
+# The textfile past `ulimit -f`: its write raised SIGXFSZ, whose default ended the check
+# before scontrol ran (exit 153, no message, the temporary file left for good). Now the write
+# fails (EFBIG), named by the textfile's own name; the node is drained and the check exits 5.
+state "IDLE" "none"
+rm -rf "$work/tf"
+mkdir "$work/tf"
+prlimit --fsize=200 -- "$ibsetup" check "$profile" --node hdr01 --scontrol "$work/scontrol" \
+  --slurm-drain --sysfs-root "$broken" --format nhc --textfile-dir "$work/tf" 2>&1 >/dev/null |
+  cat >"$work/err" # (standard error into a pipe, which the limit does not cover)
+expect "file size limit: exit 5" "${PIPESTATUS[0]}" 5
+expect "file size limit: drained" "$(tail -1 "$work/argv.log" | cut -d'|' -f1-3)" \
+  "update|NodeName=hdr01|State=DRAIN"
+expect "file size limit: the textfile named" \
+  "$(grep -c "error: $work/tf/ibsetup.prom: cannot write: File too large" "$work/err")" 1
+expect "file size limit: no temporary file left" "$(ls -A "$work/tf")" ""
+
 echo "slurm: $pass passed, $fail failed"
 [ "$fail" = 0 ]

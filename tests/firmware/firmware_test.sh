@@ -671,5 +671,24 @@ expect_code "plan --detailed-exitcode, link types unreadable: exit 4" "$code" 4
 expect_grep "plan --detailed-exitcode, link types unreadable: said why" \
   'error: firmware link types could not be read, so whether changes are pending is not known' "$out"
 
+# The reboot marker past `ulimit -f` (the fake mstconfig lifts the limit for itself): the
+# marker's write raised SIGXFSZ, whose default ended ibsetup after the set and before the
+# marker (exit 153, a changed card no marker tells of, the temporary file left). Now the write
+# fails (EFBIG): the set is reported, the marker's failure named, exit 4, nothing left behind.
+fake
+sed -i '2i ulimit -f unlimited' "$work/mstconfig"
+state 0000:5e:00.0 IB ETH
+rm -rf "$work/run"
+out=$(prlimit --fsize=100:unlimited -- "$bin" firmware "$work/vpi.yaml" "${vpi[@]}" --apply \
+  --mstconfig "$work/mstconfig" --lock-file "$work/lock" --reboot-marker "$marker_file" 2>&1)
+code=$?
+expect_code "marker past the file size limit: exit 4" "$code" 4
+expect_grep "marker past the file size limit: the set reported" \
+  'set mlx5_0 port 2 \(0000:5e:00.0\) LINK_TYPE_P2 ETH -> IB \(confirmed' "$out"
+expect_grep "marker past the file size limit: named" \
+  "the reboot marker: cannot write $marker_file: File too large" "$out"
+[ -z "$(ls -A "$work/run" 2>/dev/null)" ] && ok ||
+  bad "marker past the file size limit: left behind" "$(ls -A "$work/run")"
+
 echo "firmware: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -129,6 +129,19 @@ code=$?
 [ "$code" = 0 ] && [ "$(snapshot)" != "$before" ] && ok "stdout-closed-at-start: -q applies" ||
   bad "stdout-closed-at-start: -q: exit $code; $(head -5 "$out")"
 
+# Standard output is a file that reaches `ulimit -f` after a few lines: the write past it
+# raised SIGXFSZ, whose default killed apply between two link changes (exit 153, no message,
+# half the addresses set). Now the write fails (EFBIG), apply stops and rolls back.
+fresh
+before=$(snapshot)
+out=$tmp/fsize.out
+# (standard error into a pipe, which the limit does not cover)
+timeout 60 ip netns exec "$ns" prlimit --fsize=160 -- "$bin" "${apply_args[@]}" \
+  2>&1 >"$tmp/fsize.stdout" | cat >"$out"
+code=${PIPESTATUS[0]}
+judge stdout-file-size-limit 7 "standard output is closed: stopping after the current step" \
+  "$before"
+
 # Uninterrupted, the same apply completes (the cases above were interrupted, not broken).
 fresh
 out=$tmp/full.out

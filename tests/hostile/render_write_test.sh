@@ -164,4 +164,18 @@ if chattr +i "$root/$keyfiles/ibsetup-ib0.8010.nmconnection" 2>/dev/null; then
 else
   echo "skip immutable targets: chattr not supported here"
 fi
+# 8. A keyfile larger than `ulimit -f` allows: the write past the limit raised SIGXFSZ, whose
+# default ended render silently (exit 153) and left its temporary file under the root. Now the
+# write fails (EFBIG): exit 4 naming the file, nothing left under the root.
+root=$tmp/fsize
+mkdir "$root"
+prlimit --fsize=100 -- "$bin" render "$profile" --node lab02 --root "$root" 2>&1 >/dev/null |
+  cat >"$tmp/fsize.out"
+code=${PIPESTATUS[0]}
+if [ "$code" = 4 ] && grep -qF "nmconnection: File too large" "$tmp/fsize.out"; then
+  ok "file size limit: exit 4 naming the file"
+else
+  bad "file size limit: exit $code; $(head -c 500 "$tmp/fsize.out" | cat -v)"
+fi
+verdict "file size limit: nothing left under the root" "$(find "$root" -mindepth 1)"
 finish

@@ -59,9 +59,19 @@ fi
 rm -rf "$yaml_dir"
 # Output that cannot be written (a full disk, a closed descriptor) is an error, not exit 0 with
 # the output cut short; ENOSPC from /dev/full.
-for target in /dev/full closed; do
+# pipe: a pipe whose reader is gone, which used to end ibsetup by SIGPIPE (exit 141, no
+# message); Python's subprocess starts it with SIGPIPE at its default, as a shell does.
+for target in /dev/full closed pipe; do
   if [ "$target" = closed ]; then
     out=$("$bin" show --json "$src/profiles/lab.yaml" --node lab02 2>&1 >&-)
+  elif [ "$target" = pipe ]; then
+    out=$(python3 -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE)
+sys.stdout.buffer.write(p.stderr)
+sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)' \
+      "$bin" show --json "$src/profiles/lab.yaml" --node lab02)
   else
     out=$("$bin" show --json "$src/profiles/lab.yaml" --node lab02 2>&1 >"$target")
   fi
