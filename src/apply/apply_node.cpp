@@ -1,6 +1,7 @@
 // apply and plan for one node: the sequence the command line and other front ends share.
 #include <ibsetup/apply.hpp>
 #include "apply/lock_check.hpp"
+#include "common/termination_guard.hpp"
 #include <ibsetup/inventory.hpp>
 #include <ibsetup/nm.hpp>
 
@@ -59,9 +60,18 @@ bool run_firmware(const profile::ResolvedNode& node, const NodeOptions& options,
     tell(options.on_firmware, out.firmware);
     return true;
   }
-  out.firmware = firmware::firmware_step(node, host, options.firmware);
+  {
+    // A stop asked for before or during the step (a signal apply's handler noted, a closed
+    // standard output) leaves the cards not yet begun alone: a link type set after that is a
+    // change no rollback undoes, made by a run that reports itself interrupted.
+    const StopRequest stop(options.steps.interrupted);
+    out.firmware = firmware::firmware_step(node, host, options.firmware);
+  }
   tell(options.on_firmware, out.firmware);
   out.result = out.firmware.result;
+  if (out.result == ErrorKind::environment && options.steps.interrupted()) {
+    out.result = ErrorKind::apply_failed;
+  }
   return out.result == ErrorKind::ok;
 }
 

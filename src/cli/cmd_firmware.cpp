@@ -2,6 +2,7 @@
 
 #include "cli/app.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/interrupt.hpp"
 #include "common/strings.hpp"
 
 #include <ibsetup/apply.hpp>
@@ -20,10 +21,12 @@ namespace {
 int print_set(const firmware::StepOutcome& outcome, bool quiet, bool json)
 {
   const firmware::Report& report = *outcome.report;
+  // What was set stays whatever happens next: to standard error when standard output is gone
+  // (`apply --json | true`), never lost with it.
   if (json) {
-    std::cout << firmware::to_json(outcome.state, &report);
+    emit_report(firmware::to_json(outcome.state, &report));
   } else if (!quiet || !report.ok()) {
-    std::cout << firmware::to_text(outcome.state, &report);
+    emit_report(firmware::to_text(outcome.state, &report));
   }
   if (!report.ok()) {
     print_error("firmware: " + *report.failure +

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <csignal>
 #include <mutex>
+#include <utility>
 
 namespace ibsetup {
 
@@ -91,6 +92,25 @@ int TerminationGuard::release()
     raise(signal);
   }
   return signal;
+}
+
+namespace {
+thread_local StopRequest* t_stop = nullptr;
+}  // namespace
+
+StopRequest::StopRequest(std::function<bool()> asked) : m_asked(std::move(asked)), m_outer(t_stop)
+{
+  t_stop = this;
+}
+
+StopRequest::~StopRequest()
+{
+  t_stop = m_outer;
+}
+
+bool StopRequest::asked()
+{
+  return t_stop != nullptr && t_stop->m_asked && t_stop->m_asked();
 }
 
 }  // namespace ibsetup

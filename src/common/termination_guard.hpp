@@ -1,6 +1,8 @@
 // What ends this process while it waits for a child: see TerminationGuard.
 #pragma once
 
+#include <functional>
+
 namespace ibsetup {
 
 // run_process puts its child in a process group of its own, which neither the terminal's
@@ -30,6 +32,26 @@ public:
 
 private:
   bool m_released = false;
+};
+
+// A caller's own stop flag, for the steps of the library that a signal with the caller's own
+// handler must also end early: apply's interrupted() (SIGINT, SIGTERM or SIGHUP noted by its
+// InterruptGuard, or a standard output found closed), which TerminationGuard does not see. The
+// firmware step asks it before each card, as it asks pending(). Set for the constructing
+// thread while alive; guards nest.
+class StopRequest {
+public:
+  explicit StopRequest(std::function<bool()> asked);
+  ~StopRequest();
+  StopRequest(const StopRequest&) = delete;
+  StopRequest& operator=(const StopRequest&) = delete;
+
+  // Whether the innermost StopRequest of this thread asks to stop; false without one.
+  static bool asked();
+
+private:
+  std::function<bool()> m_asked;
+  StopRequest* m_outer;
 };
 
 }  // namespace ibsetup

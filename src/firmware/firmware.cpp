@@ -417,10 +417,15 @@ Report apply_state(const State& state, Tool& tool)
     if (wanted.empty()) {
       continue;
     }
-    // A termination signal held by set_step: the card being written was finished and
-    // confirmed; the next is left as it is, so that the run ends soon and the marker is right.
+    // A termination signal held by set_step, or apply's own stop (StopRequest): the card
+    // being written was finished and confirmed; the next is left as it is, so that the run
+    // ends soon and the marker is right.
     if (const int signal = TerminationGuard::pending(); signal != 0) {
       report.failure = card.label() + ": not set: interrupted (" + util::signal_name(signal) + ")";
+      return report;
+    }
+    if (StopRequest::asked()) {
+      report.failure = card.label() + ": not set: interrupted";
       return report;
     }
     const std::vector<std::pair<int, profile::LinkType>> values(wanted.begin(), wanted.end());

@@ -578,6 +578,37 @@ if [ "$(id -u)" = 0 ] && unshare -m -n true 2>/dev/null; then
   expect_no_grep "apply: no interface step" 'applying [0-9]+ changes|changes applied' "$out"
   expect_grep "apply: links untouched" '^links: unchanged$' "$out"
   expect_grep "apply: marker" 'LINK_TYPE_P2=IB \(running Ethernet\)' "$(cat "$marker_file" 2>/dev/null)"
+  # Interrupted before the set: a link type set after apply was told to stop is a change no
+  # rollback undoes, made by a run that then exits 7 ("rolled back"). SIGTERM while the query
+  # runs (apply's own handler notes it, so the step must ask apply) and a standard output
+  # whose reader is gone before the start (--json writes nothing until the end): nothing is
+  # set, exit 7, and the firmware report reaches standard error.
+  fake FAKE_MSTCONFIG_SLOW_QUERY=1
+  state 0000:5e:00.0 IB ETH
+  in_fixture "$fixtures/vpi-eth-port" "${apply_fw[@]}" >"$work/term.out" &
+  runner=$!
+  for _ in $(seq 200); do grep -q '^query pid: ' "$work/log" 2>/dev/null && break; sleep 0.05; done
+  query=$(sed -n 's/^query pid: //p' "$work/log" | head -1)
+  apply_pid=$(ps -o ppid= -p "${query:-0}" | tr -d ' ')
+  [ -n "$apply_pid" ] && kill -TERM "$apply_pid"
+  wait "$runner"
+  code=$?
+  out=$(cat "$work/term.out")
+  expect_code "apply, SIGTERM during the query: exit 7" "$code" 7
+  expect_no_grep "apply, SIGTERM during the query: nothing set" 'set' "$(log)"
+  expect_grep "apply, SIGTERM during the query: said" 'not set: interrupted' "$out"
+  expect_grep "apply, SIGTERM during the query: links untouched" '^links: unchanged$' "$out"
+  fake
+  state 0000:5e:00.0 IB ETH
+  out=$(in_fixture "$fixtures/vpi-eth-port" python3 -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+sys.exit(subprocess.call(sys.argv[1:], stdout=w))' "${apply_fw[@]}" --json)
+  code=$?
+  expect_code "apply --json, reader gone: exit 7" "$code" 7
+  expect_no_grep "apply --json, reader gone: nothing set" 'set' "$(log)"
+  expect_grep "apply --json, reader gone: the firmware report on stderr" \
+    '^\{"host":"v1".*"failure":"[^"]*: not set: interrupted"' "$out"
   # mstconfig fails: exit 4, nothing set, no interface step.
   fake FAKE_MSTCONFIG_FAIL=query:0000:5e:00.0
   out=$(in_fixture "$fixtures/vpi-eth-port" "${apply_fw[@]}"); code=$?
