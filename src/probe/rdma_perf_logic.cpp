@@ -119,8 +119,10 @@ Threshold bandwidth_threshold(const profile::CheckSpec& spec, std::optional<doub
   }
   const double fraction = spec.bandwidth_min_fraction.value_or(0.9);
   std::optional<double> rate;
+  bool from_peer = false;
   for (const auto& r : {local_gbps, peer_gbps}) {
     if (r && *r > 0 && (!rate || *r < *rate)) {
+      from_peer = rate.has_value() || !local_gbps || *local_gbps <= 0;
       rate = r;
     }
   }
@@ -130,8 +132,10 @@ Threshold bandwidth_threshold(const profile::CheckSpec& spec, std::optional<doub
     return t;
   }
   t.min_gbps = fraction * *rate;
-  const std::string of =
-      " (" + format_number(fraction * 100) + "% of " + format_number(*rate) + ")";
+  // The peer's rate is what its responder says: a threshold it lowered says so, so that a
+  // pass against a lower rate than this port's is seen for what it is.
+  const std::string of = " (" + format_number(fraction * 100) + "% of " + format_number(*rate) +
+                         (from_peer ? ", the peer's port rate" : "") + ")";
   t.expected = "at least " + format_number(*t.min_gbps) + " Gb/s" + of;
   t.brief = "at least " + format_number(*t.min_gbps) + of;
   return t;

@@ -21,8 +21,10 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 
 namespace ibsetup::check {
@@ -48,7 +50,20 @@ struct Connection {
   uint64_t echoes = 0;
   // Ping-pong echoes posted whose completion has not been read yet.
   uint32_t sends = 0;
+  // This responder's number for the connection: an rdma_cm_id freed by drop() is often the
+  // next connection's, so a pointer does not say which connection a polled descriptor was.
+  uint64_t serial = 0;
+  // A ping-pong client disconnected with echoes in flight: served until then (or until they
+  // complete) from the main loop, which no single client may hold.
+  std::optional<Deadline> closing;
 };
+
+// Milliseconds for a Deadline, whose budget is an int: what a library caller passes in
+// seconds (ResponderOptions) may be more than an int of milliseconds holds.
+int clamp_ms(long long ms)
+{
+  return static_cast<int>(std::clamp<long long>(ms, 0, std::numeric_limits<int>::max()));
+}
 
 // How long a disconnected ping-pong session waits for its last echo's completion: the QP stays
 // connected until drop(), so a completion the disconnect overtook still arrives.
@@ -117,6 +132,8 @@ private:
   void echoed(const Connection& c, uint32_t bytes);
   void drop(rdma_cm_id* id, const std::string& why);
   void expire(Clock::time_point now);
+  // Connections waiting for a disconnected client's last echo (closing), or the others.
+  size_t count(bool closing) const;
 
   const ResponderOptions& m_options;
   const std::function<void(const std::string&)>& m_log;
@@ -124,6 +141,7 @@ private:
   rdma_event_channel* m_channel = nullptr;
   rdma_cm_id* m_listener = nullptr;
   std::map<rdma_cm_id*, Connection> m_connections;
+  uint64_t m_next_serial = 0;
   int m_served = 0;
 };
 
@@ -194,6 +212,13 @@ void Responder::drop(rdma_cm_id* id, const std::string& why)
   rdma_destroy_id(id);
 }
 
+size_t Responder::count(bool closing) const
+{
+  return static_cast<size_t>(
+      std::count_if(m_connections.begin(), m_connections.end(),
+                    [closing](const auto& e) { return e.second.closing.has_value() == closing; }));
+}
+
 void Responder::refuse(rdma_cm_id* id, const std::string& peer, const std::string& why)
 {
   m_log("refused " + peer + ": " + why);
@@ -206,7 +231,9 @@ void Responder::refuse(rdma_cm_id* id, const std::string& peer, const std::strin
 void Responder::accept(rdma_cm_id* id, const std::optional<rdma::SessionRequest>& request)
 {
   const std::string peer = sockaddr_text(rdma_get_peer_addr(id));
-  if (m_connections.size() >= static_cast<size_t>(m_options.max_sessions)) {
+  // A client gone while its echo is in flight no longer takes a session: its wait is bounded
+  // (k_closing_wait), and counted it refused the clients that came right after it.
+  if (count(false) >= static_cast<size_t>(m_options.max_sessions)) {
     refuse(id, peer, "busy: " + std::to_string(m_options.max_sessions) + " sessions at once");
     return;
   }
@@ -225,9 +252,11 @@ void Responder::accept(rdma_cm_id* id, const std::optional<rdma::SessionRequest>
   c.started = now;
   c.last_recv = now;
   // A bandwidth client's writes complete nothing here: it is idle by design for its duration.
-  const int busy_ms = r.kind == SessionKind::bandwidth ? static_cast<int>(r.duration_s) * 1000 : 0;
-  c.idle = Deadline(now, m_options.idle_ms + busy_ms);
-  c.cap = Deadline(now, m_options.max_session_s * 1000);
+  const long long busy_ms =
+      r.kind == SessionKind::bandwidth ? static_cast<long long>(r.duration_s) * 1000 : 0;
+  c.idle = Deadline(now, clamp_ms(m_options.idle_ms + busy_ms));
+  c.cap = Deadline(now, clamp_ms(static_cast<long long>(m_options.max_session_s) * 1000));
+  c.serial = ++m_next_serial;
   rdma_conn_param param = rdma::connection_parameters();
   unsigned char reply_data[rdma::k_reply_bytes];
   try {
@@ -300,12 +329,18 @@ void Responder::on_event(rdma_cm_id* id, rdma_cm_event_type type,
         // A client that has its echo disconnects at once; the send's completion may not have
         // been read yet (events are read before completions), or not yet be made (Soft-RoCE
         // makes it from the client's ACK, which a loaded host can deliver after the
-        // disconnect), and the echo must still count (--once, the log).
-        on_completions(it->second, true);
-        const auto until = Clock::now() + k_closing_wait;
-        while (it->second.sends > 0 && Clock::now() < until) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(1));
-          on_completions(it->second, true);
+        // disconnect), and the echo must still count (--once, the log). It is waited for by
+        // the main loop (closing), up to k_closing_wait: a wait here held every other session
+        // still, 200 ms for each client that disconnected with an echo in flight.
+        Connection& c = it->second;
+        if (!c.closing) {
+          on_completions(c, true);
+        }
+        // As many may wait as may be served: past that the echo is not counted.
+        if (m_connections.count(id) != 0 && c.sends > 0 && !c.closing &&
+            count(true) < static_cast<size_t>(m_options.max_sessions)) {
+          c.closing = Deadline(Clock::now(), static_cast<int>(k_closing_wait.count()));
+          return;
         }
       } else {
         // The last echoes count; a connection spin() dropped is gone already.
@@ -320,7 +355,9 @@ void Responder::on_event(rdma_cm_id* id, rdma_cm_event_type type,
   }
   default:
     if (id != m_listener) {
-      drop(id, rdma_event_str(type));
+      const auto it = m_connections.find(id);
+      // A closing session's id may still see the end of its connection (TIMEWAIT_EXIT).
+      drop(id, it != m_connections.end() && it->second.closing ? "" : rdma_event_str(type));
     }
     return;
   }
@@ -451,7 +488,11 @@ void Responder::expire(Clock::time_point now)
 {
   std::vector<std::pair<rdma_cm_id*, std::string>> over;
   for (const auto& [id, c] : m_connections) {
-    if (c.cap.expired(now)) {
+    if (c.closing) {
+      if (c.closing->expired(now)) {
+        over.emplace_back(id, "");  // its last echo's completion did not come
+      }
+    } else if (c.cap.expired(now)) {
       over.emplace_back(id,
                         "session longer than " + std::to_string(m_options.max_session_s) + " s");
     } else if (c.idle.expired(now)) {
@@ -465,13 +506,13 @@ void Responder::expire(Clock::time_point now)
 
 int Responder::serve()
 {
-  const Deadline end(Clock::now(), m_options.timeout_s * 1000);
+  const auto end = Clock::now() + std::chrono::seconds(std::max(m_options.timeout_s, 0));
   for (;;) {
     auto now = Clock::now();
     if (m_options.count > 0 && m_served >= m_options.count) {
       return m_served;
     }
-    if (m_options.timeout_s > 0 && end.expired(now)) {
+    if (m_options.timeout_s > 0 && now >= end) {
       m_log("stopped after " + std::to_string(m_options.timeout_s) + " s");
       return m_served;
     }
@@ -486,10 +527,11 @@ int Responder::serve()
     const bool spinning = spin_latency_sessions();
     now = Clock::now();
     std::vector<pollfd> fds{{m_channel->fd, POLLIN, 0}};
-    std::vector<rdma_cm_id*> owners{nullptr};
+    std::vector<std::pair<rdma_cm_id*, uint64_t>> owners{{nullptr, 0}};
     std::vector<Deadline> deadlines;
     if (m_options.timeout_s > 0) {
-      deadlines.push_back(end);
+      deadlines.emplace_back(
+          now, clamp_ms(std::chrono::ceil<std::chrono::milliseconds>(end - now).count()));
     }
     if (m_stop != nullptr) {
       deadlines.emplace_back(now, 20);
@@ -497,7 +539,11 @@ int Responder::serve()
     for (const auto& [id, c] : m_connections) {
       if (c.endpoint) {
         fds.push_back({c.endpoint->fd(), POLLIN, 0});
-        owners.push_back(id);
+        owners.emplace_back(id, c.serial);
+      }
+      if (c.closing) {
+        deadlines.push_back(*c.closing);
+        continue;
       }
       deadlines.push_back(c.idle);
       deadlines.push_back(c.cap);
@@ -529,9 +575,19 @@ int Responder::serve()
       }
     }
     for (size_t i = 1; i < fds.size(); ++i) {
-      const auto it = m_connections.find(owners[i]);
-      if (fds[i].revents != 0 && it != m_connections.end()) {
-        on_completions(it->second);
+      // The connection polled, not one that took its id since (dropped above, a new one
+      // accepted at the same address: a bandwidth session has no endpoint).
+      const auto it = m_connections.find(owners[i].first);
+      if (fds[i].revents == 0 || it == m_connections.end() ||
+          it->second.serial != owners[i].second || !it->second.endpoint) {
+        continue;
+      }
+      Connection& c = it->second;
+      const bool closing = c.closing.has_value();
+      on_completions(c, closing);
+      // (c is gone when on_completions dropped it)
+      if (closing && m_connections.count(owners[i].first) != 0 && c.sends == 0) {
+        drop(owners[i].first, "");
       }
     }
   }

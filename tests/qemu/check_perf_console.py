@@ -93,6 +93,21 @@ def main(argv):
     log = out.get("responder2", [])
     r.check("responder2: refused the second connection",
             any("refused 192.168.77.1: busy" in l for l in log), log=log)
+
+    # Reused connection ids: every round accepted, the responder alive after them (ended by
+    # this script's SIGTERM, 143, not SIGSEGV's 139), and a real measurement still passes.
+    for kind in ("latency", "bandwidth"):
+        name = f"reuse_{kind}"
+        r.check(f"{name}: every round accepted (exit code 0)", rcs.get(name) == 0,
+                rc=rcs.get(name), out=out.get(name, []))
+    got = results(r, out, rcs, "after_reuse")
+    if got is not None:
+        measured(r, "after_reuse", got, "rdma.bandwidth", PEER, "pass", "Gb/s")
+    r.check("responder3: alive after the reuse rounds", rcs.get("responder3") == 143,
+            rc=rcs.get("responder3"), log=out.get("responder3", []))
+    r.check("big_timeout: --timeout 2147484 still listening after 3 s",
+            rcs.get("big_timeout") == 143, rc=rcs.get("big_timeout"),
+            out=out.get("big_timeout", []))
     return r.finish()
 
 

@@ -62,6 +62,31 @@ section after_qps /bin/ibsetup check /tmp/low.yaml --node cn1 --json --peer cn2 
 wait $responder
 log_section responder2 /tmp/responder.log
 
+# 4b. A client that makes the responder reuse its connection ids (tests/qemu/rdma_reuse_client):
+# a ping-pong session's echo and disconnect, then at once a latency and a bandwidth session.
+# The responder used to die of SIGSEGV within a few rounds; it serves them all, and a real
+# check after them still passes.
+if [ -x /bin/rdma_reuse_client ]; then
+  : >/tmp/responder.log
+  /bin/ibsetup responder --bind 192.168.77.2 --timeout 120 >/tmp/responder.log 2>&1 &
+  responder=$!
+  wait_listening || echo "guest: the responder did not start listening"
+  section reuse_latency /bin/rdma_reuse_client 192.168.77.2 18515 20 2
+  section reuse_bandwidth /bin/rdma_reuse_client 192.168.77.2 18515 20 1
+  section after_reuse /bin/ibsetup check /tmp/low.yaml --node cn1 --json --peer cn2 \
+    --bandwidth $perf $only
+  if kill -0 $responder 2>/dev/null; then
+    echo "guest: the responder is alive"
+    kill $responder
+  fi
+  wait $responder
+  log_section responder3 /tmp/responder.log $?
+fi
+
+# 4c. --timeout past what an int of milliseconds holds (2147484 s) used to stop the responder
+# at once; it must still be listening when busybox's timeout ends it after 3 s (143).
+section big_timeout timeout 3 /bin/ibsetup responder --bind 192.168.77.2 --timeout 2147484
+
 # 5. The bench: ibsetup and perftest in turn on rxe0 (both through the RDMA CM to 192.168.77.1),
 # same message size and duration, three rounds.
 # perftest NAME TOOL ARGS...: TOOL's server in the background, then its client as section NAME,

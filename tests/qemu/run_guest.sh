@@ -54,6 +54,9 @@ flock 9
 
 export GUEST_SCRIPT=$guest_script
 
+# GUEST_EXTRA_BINARIES: more programs for the guest's /bin (the perf guest's test client).
+read -r -a extra <<<"${GUEST_EXTRA_BINARIES:-}"
+
 # The guest runs the binary as /bin/ibsetup.
 if [[ $(basename "$binary") != ibsetup ]]; then
   mkdir -p "$tmp/bin"
@@ -63,7 +66,7 @@ fi
 
 # Everything that goes into the guest: a change in any of it rebuilds the initramfs.
 inputs() {
-  local f files=("$binary" "$script_dir/build_guest.sh" "$script_dir/guest_lib.sh"
+  local f files=("$binary" "${extra[@]}" "$script_dir/build_guest.sh" "$script_dir/guest_lib.sh"
     "$guest_script" /etc/libibverbs.d/rxe.driver)
   for f in /usr/sbin/ibstat /usr/bin/ibv_devinfo /usr/sbin/rdma /usr/bin/rdma /usr/sbin/ip \
     /usr/bin/busybox /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav*.so \
@@ -90,7 +93,7 @@ if [[ -f $workdir/vmlinuz && -f $workdir/initrd.gz && -f $workdir/.inputs ]] &&
 else
   rm -f "$workdir/.inputs"
   echo "qemu: building the guest in $workdir"
-  "$script_dir/build_guest.sh" "$workdir" "$binary"
+  "$script_dir/build_guest.sh" "$workdir" "$binary" "${extra[@]}"
   cp "$tmp/inputs" "$workdir/.inputs"
 fi
 built=$(date +%s)

@@ -40,6 +40,12 @@ TEST(RdmaPerfThreshold, DefaultIsNinetyPercentOfTheSlowerPort)
   EXPECT_DOUBLE_EQ(360, *bandwidth_threshold({}, 400.0, std::nullopt).min_gbps);
   EXPECT_DOUBLE_EQ(360, *bandwidth_threshold({}, std::nullopt, 400.0).min_gbps);
   EXPECT_DOUBLE_EQ(360, *bandwidth_threshold({}, 0.0, 400.0).min_gbps);
+  // A threshold the peer's (responder-reported) rate set says so.
+  EXPECT_EQ("at least 90 Gb/s (90% of 100, the peer's port rate)",
+            bandwidth_threshold({}, 400.0, 100.0).expected);
+  EXPECT_EQ("at least 360 Gb/s (90% of 400, the peer's port rate)",
+            bandwidth_threshold({}, std::nullopt, 400.0).expected);
+  EXPECT_EQ("at least 360 Gb/s (90% of 400)", bandwidth_threshold({}, 400.0, 400.0).expected);
   // Soft-RoCE's 2.5 Gb/s (1X SDR).
   EXPECT_EQ("at least 2.25 Gb/s (90% of 2.5)", bandwidth_threshold({}, 2.5, 2.5).expected);
 }
