@@ -179,7 +179,16 @@ void close_inherited(posix_spawn_file_actions_t* actions)
     }
   }
   closedir(dir);
+  // glibc refuses a spawn action on a descriptor at or above the soft RLIMIT_NOFILE (EBADF),
+  // which one inherited from a parent with a higher limit can be: that one is marked
+  // close-on-exec instead (it is ours to close, being inherited; nothing here execs without
+  // run_process).
+  const int table = getdtablesize();
   for (const int fd : inherited) {
+    if (fd >= table) {
+      (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+      continue;
+    }
     if (const int rc = posix_spawn_file_actions_addclose(actions, fd); rc != 0) {
       throw EnvironmentError(std::string("cannot prepare to run a program: ") + std::strerror(rc));
     }

@@ -15,6 +15,8 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -170,6 +172,18 @@ private:
       return it->second;
     }
     const unsigned index = if_nametoindex(name.c_str());
+    if (index == 0 && errno != ENODEV) {
+      // Not a missing interface (ENODEV): if_nametoindex could not open its socket, and glibc
+      // leaves the errno of its last attempt (ENOENT). A socket of our own says why (EMFILE).
+      int why = errno;
+      const int probe = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+      if (probe < 0) {
+        why = errno;
+      } else {
+        close(probe);
+      }
+      throw BackendError(what + ": cannot look up interface " + name + ": " + std::strerror(why));
+    }
     if (index == 0) {
       throw BackendError(what + ": no interface " + name);
     }

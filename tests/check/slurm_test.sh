@@ -209,5 +209,17 @@ expect "file size limit: the textfile named" \
   "$(grep -c "error: $work/tf/ibsetup.prom: cannot write: File too large" "$work/err")" 1
 expect "file size limit: no temporary file left" "$(ls -A "$work/tf")" ""
 
+# A descriptor inherited above the soft RLIMIT_NOFILE (a parent with a higher limit): glibc
+# refuses a spawn action on it (EBADF), and no program could be run ("cannot prepare to run a
+# program: Bad file descriptor"): the node was not drained. It is closed on exec instead.
+state "IDLE" "none"
+: >"$work/argv.log"
+bash -c 'exec 200>/dev/null; exec prlimit --nofile=64:1024 -- "$@"' high-fd "$ibsetup" check \
+  "$profile" --node hdr01 --scontrol "$work/scontrol" --slurm-drain --sysfs-root "$broken" \
+  --format nhc >/dev/null 2>"$work/err"
+expect "descriptor above the soft limit: exit 5" "$?" 5
+expect "descriptor above the soft limit: drained" \
+  "$(tail -1 "$work/argv.log" | cut -d'|' -f1-3)" "update|NodeName=hdr01|State=DRAIN"
+
 echo "slurm: $pass passed, $fail failed"
 [ "$fail" = 0 ]

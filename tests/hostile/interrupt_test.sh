@@ -142,6 +142,15 @@ code=${PIPESTATUS[0]}
 judge stdout-file-size-limit 7 "standard output is closed: stopping after the current step" \
   "$before"
 
+# Out of descriptors (RLIMIT_NOFILE 5): the interface lookup's EMFILE was reported as "no
+# interface ib0"; it is named for what it is, and nothing changes.
+fresh
+before=$(snapshot)
+out=$tmp/nofile.out
+timeout 60 ip netns exec "$ns" prlimit --nofile=5 -- "$bin" "${apply_args[@]}" >"$out" 2>&1
+code=$?
+judge descriptors-exhausted 7 "cannot look up interface ib0: Too many open files" "$before"
+
 # Uninterrupted, the same apply completes (the cases above were interrupted, not broken).
 fresh
 out=$tmp/full.out
