@@ -12,15 +12,22 @@ hostile_stdin inventory-stdin 0 'hdr01: ok' "$tmp/inv.json" \
 # A standard input left non-blocking by whoever else holds the pipe, and still empty when
 # ibsetup first reads it: ibsetup waits for the data (it used to fail with "cannot read
 # standard input: Resource temporarily unavailable").
-timeout -k 5 30 python3 "$src/tests/hostile/nonblocking_stdin.py" "$tmp/inv.json" \
-  "$bin" check "$profile" --node hdr01 --inventory - >"$tmp/nb.out" 2>&1
-nb_code=$?
-if [ "$nb_code" = 0 ] && grep -qF 'hdr01: ok' "$tmp/nb.out"; then
-  ok inventory-stdin-nonblocking
-else
-  bad "inventory-stdin-nonblocking: exit $nb_code, want 0 and 'hdr01: ok'; output:"
-  head -20 "$tmp/nb.out" | cat -v
-fi
+# nonblocking_case NAME INPUT 'FIXED STRING' ARGS...: exit 0 and FIXED STRING in the output.
+nonblocking_case() {
+  local name=$1 input=$2 text=$3 code
+  shift 3
+  timeout -k 5 30 python3 "$src/tests/hostile/nonblocking_stdin.py" "$input" "$bin" "$@" \
+    >"$tmp/nb.out" 2>&1
+  code=$?
+  if [ "$code" = 0 ] && grep -qF -- "$text" "$tmp/nb.out"; then
+    ok "$name"
+  else
+    bad "$name: exit $code, want 0 and '$text'; output:"
+    head -20 "$tmp/nb.out" | cat -v
+  fi
+}
+nonblocking_case inventory-stdin-nonblocking "$tmp/inv.json" 'hdr01: ok' \
+  check "$profile" --node hdr01 --inventory -
 # A FIFO nobody writes to is refused before it is opened; it used to block until the watchdog
 # failed the check (exit 5, "did not finish"). A device is not opened either.
 mkfifo "$tmp/fifo.json"
@@ -155,15 +162,7 @@ reset_case
 # report from a standard input left non-blocking and empty at first (the same as
 # inventory-stdin-nonblocking above): it waits for the lines.
 printf 'cn02: %s\n' "$pass_line" >"$tmp/one.txt"
-timeout -k 5 30 python3 "$src/tests/hostile/nonblocking_stdin.py" "$tmp/one.txt" \
-  "$bin" report >"$tmp/nb.out" 2>&1
-nb_code=$?
-if [ "$nb_code" = 0 ] && grep -qF '1 host' "$tmp/nb.out"; then
-  ok report-stdin-nonblocking
-else
-  bad "report-stdin-nonblocking: exit $nb_code, want 0 and '1 host'; output:"
-  head -20 "$tmp/nb.out" | cat -v
-fi
+nonblocking_case report-stdin-nonblocking "$tmp/one.txt" '1 host' report
 
 # A line that never ends (/dev/zero, a host whose output has no newline) ends the run.
 hostile report-endless-line 3 'line 1 is longer than 1073741824 bytes and has not ended' \
