@@ -130,8 +130,9 @@ const char* const k_footer = R"(Exit codes:
   5  a check failed
   6  plan --detailed-exitcode: changes are pending
   7  apply failed or was interrupted (SIGINT, SIGTERM, SIGHUP, standard output closed);
-     every change it made was rolled back (the report says what and why); render,
-     apply --offline, partitions --output: interrupted before any file was replaced
+     every change it made was rolled back, firmware link types excepted (the report
+     says what and why); render, apply --offline, partitions --output: interrupted
+     before any file was replaced
   8  another ibsetup run (apply or firmware --apply) holds the lock; render,
      apply --offline, partitions --output: another process has held the lock on the
      root (the output's directory) for 10 s

@@ -17,16 +17,23 @@ namespace ibsetup::cli {
 
 namespace {
 
-// What set_step did, for people or programs. Returns the exit code.
-int print_set(const firmware::StepOutcome& outcome, bool quiet, bool json)
+// What set_step did, for people or programs. Returns the exit code. in_apply: apply's step,
+// whose report goes to standard error when standard output is gone (`apply --json | true`):
+// what was set stays whatever apply does next, and apply's exit status is that of its
+// changes. `firmware --apply` prints to standard output, and a failed write is exit 4.
+int print_set(const firmware::StepOutcome& outcome, bool quiet, bool json, bool in_apply)
 {
   const firmware::Report& report = *outcome.report;
-  // What was set stays whatever happens next: to standard error when standard output is gone
-  // (`apply --json | true`), never lost with it.
+  std::string text;
   if (json) {
-    emit_report(firmware::to_json(outcome.state, &report));
+    text = firmware::to_json(outcome.state, &report);
   } else if (!quiet || !report.ok()) {
-    emit_report(firmware::to_text(outcome.state, &report));
+    text = firmware::to_text(outcome.state, &report);
+  }
+  if (in_apply && !text.empty()) {
+    emit_report(text);
+  } else {
+    std::cout << text;
   }
   if (!report.ok()) {
     print_error("firmware: " + *report.failure +
@@ -121,7 +128,7 @@ void print_firmware_step(const firmware::StepOutcome& outcome, const std::string
     print_firmware_section(outcome, json);
     return;
   case firmware::StepStatus::set:
-    print_set(outcome, quiet, json);
+    print_set(outcome, quiet, json, true);
     if (!dry_run && outcome.result == ErrorKind::reboot_required) {
       std::cerr << "ibsetup: the interfaces were not changed: reboot, then run apply again\n";
     }
@@ -169,7 +176,7 @@ int FirmwareCommands::run()
   const auto outcome =
       apply::firmware_node(node, m_sysfs_root, options, m_apply, m_lock_file, m_wait);
   if (outcome.status == firmware::StepStatus::set) {
-    return print_set(outcome, m_quiet, m_json);
+    return print_set(outcome, m_quiet, m_json, false);
   }
   std::cout << (m_json ? firmware::to_json(outcome.state, nullptr)
                        : firmware::to_text(outcome.state, nullptr));

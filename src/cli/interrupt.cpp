@@ -16,6 +16,7 @@ namespace {
 std::atomic<int> g_signal{0};
 std::atomic<bool> g_output_closed{false};
 std::atomic<bool> g_told{false};
+std::atomic<bool> g_report_moved{false};
 
 extern "C" void on_signal(int sig)
 {
@@ -89,7 +90,11 @@ void emit_report(const std::string& text)
     }
     g_output_closed = true;
   }
-  std::cerr << "ibsetup: standard output is closed; the report follows here\n" << text;
+  // Said once: apply's firmware step and its final report may both come here.
+  if (!g_report_moved.exchange(true)) {
+    std::cerr << "ibsetup: standard output is closed; the report follows here\n";
+  }
+  std::cerr << text;
   // Delivered, to standard error, with the reason: apply's exit status stays that of the
   // changes (the end of the run, finish_output, would otherwise make a done apply exit 4).
   std::cout.clear();

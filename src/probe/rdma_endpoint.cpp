@@ -19,12 +19,12 @@ Endpoint::Endpoint(rdma_cm_id* id) : m_rc(id, ping_pong_shape(m_buffer)) {}
 
 void Endpoint::post_recv()
 {
-  m_rc.post_recv(recv_buffer(), k_message_size, 1);
+  m_rc.post_recv(recv_buffer(), k_message_size, k_recv_id);
 }
 
 void Endpoint::post_send(size_t length)
 {
-  m_rc.post_send(send_buffer(), length, 2, IBV_SEND_SIGNALED);
+  m_rc.post_send(send_buffer(), length, k_send_id, IBV_SEND_SIGNALED);
 }
 
 std::vector<ibv_wc> Endpoint::completions()

@@ -32,6 +32,10 @@ public:
   int fd() const { return m_rc.channel()->fd; }
   char* send_buffer() { return m_buffer.data(); }
   char* recv_buffer() { return m_buffer.data() + k_message_size; }
+  // The work request ids of what post_recv and post_send post: a completion in error says
+  // which it was by its wr_id alone (its opcode is then undefined).
+  static constexpr uint64_t k_recv_id = 1;
+  static constexpr uint64_t k_send_id = 2;
   void post_recv();
   void post_send(size_t length);
   // Takes the pending completion events and every completion; never blocks.

@@ -372,7 +372,8 @@ void Responder::echoed(const Connection& c, uint32_t bytes)
 void Responder::on_completions(Connection& c, bool closing)
 {
   for (const auto& wc : c.endpoint->completions()) {
-    if (wc.opcode == IBV_WC_SEND && c.sends > 0) {
+    // By wr_id: a send that failed (the client gone) ends the wait for it too.
+    if (wc.wr_id == rdma::Endpoint::k_send_id && c.sends > 0) {
       --c.sends;
     }
     if (closing) {

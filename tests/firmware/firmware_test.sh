@@ -702,6 +702,21 @@ expect_code "plan --detailed-exitcode, link types unreadable: exit 4" "$code" 4
 expect_grep "plan --detailed-exitcode, link types unreadable: said why" \
   'error: firmware link types could not be read, so whether changes are pending is not known' "$out"
 
+# firmware --apply whose standard output cannot be written (a full disk): the set is made, and
+# the lost report is exit 4, not 0 (apply's step moves its report to standard error and keeps
+# apply's status; the command of its own does not). The port already runs InfiniBand, so no
+# reboot is owed (exit 9 would outrank 4).
+fake
+state 0000:3b:00.0 ETH
+state 0000:86:00.0 IB
+out=$("$bin" firmware "$work/two.yaml" "${two[@]}" --apply --json --mstconfig "$work/mstconfig" \
+  --lock-file "$work/lock" --reboot-marker "$marker_file" 2>&1 >/dev/full)
+code=$?
+expect_code "firmware --apply, full output: exit 4" "$code" 4
+expect_grep "firmware --apply, full output: said" \
+  'cannot write to standard output: No space left on device' "$out"
+expect_grep "firmware --apply, full output: set" '^LINK_TYPE_P1=IB$' "$(cat "$work/state/0000:3b:00.0")"
+
 # The reboot marker past `ulimit -f` (the fake mstconfig lifts the limit for itself): the
 # marker's write raised SIGXFSZ, whose default ended ibsetup after the set and before the
 # marker (exit 153, a changed card no marker tells of, the temporary file left). Now the write

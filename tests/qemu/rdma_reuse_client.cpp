@@ -208,7 +208,10 @@ int main(int argc, char** argv)
     unsigned char d[16];
     request(d, kind, kind == 1 ? 4096 : 64, 1);
     // Back to back: A's echo (its descriptor readable), A's disconnect, B's connect request.
-    a.post(true);
+    if (!a.post(true)) {
+      std::printf("reuse: round %d: cannot post the ping\n", i + 1);
+      return 2;
+    }
     rdma_disconnect(a.id);
     a.established = false;
     const int r = b.connect(d, sizeof d);
