@@ -154,6 +154,7 @@ Port read_port(const Reader& r, const std::string& base, int number, const ReadS
     const std::string entry = std::to_string(index);
     const auto raw = r.fs().read_in(*pkeys, entry);
     if (!raw) {
+      r.warn_unreadable(d + "pkeys/" + entry);
       break;
     }
     const auto pkey = parse_pkey(*raw);

@@ -23,7 +23,9 @@ public:
   std::optional<std::string> text(const std::string& rel) const
   {
     auto v = m_fs.read(rel);
-    if (v && v->empty()) {
+    if (!v) {
+      warn_unreadable(rel);
+    } else if (v->empty()) {
       return std::nullopt;
     }
     return v;
@@ -34,6 +36,7 @@ public:
   {
     const auto raw = m_fs.read(rel);
     if (!raw) {
+      warn_unreadable(rel);
       return std::nullopt;
     }
     auto value = parse(*raw);
@@ -53,6 +56,14 @@ public:
   void warn_about(const std::string& rel, const std::string& message) const
   {
     m_warnings.push_back(m_fs.root() + "/" + rel + ": " + message);
+  }
+
+  // A file that is there but cannot be read is said, not shown as missing.
+  void warn_unreadable(const std::string& rel) const
+  {
+    if (!m_fs.unreadable().empty()) {
+      warn_about(rel, "cannot read: " + m_fs.unreadable());
+    }
   }
 
   const SysfsReader& fs() const { return m_fs; }

@@ -258,6 +258,7 @@ SysfsReader::Resolved SysfsReader::resolve_depth(const std::string& rel, int lin
 
 std::optional<std::string> SysfsReader::read(const std::string& rel) const
 {
+  m_unreadable.clear();
   // No sysfs name holds a NUL; the system calls would cut the path short there.
   if (rel.find('\0') != std::string::npos) {
     return std::nullopt;
@@ -284,12 +285,22 @@ std::optional<std::string> SysfsReader::read(const std::string& rel) const
 std::optional<std::string> SysfsReader::read_in(const std::string& dir,
                                                 const std::string& name) const
 {
+  m_unreadable.clear();
   // One component: openat would follow links in the middle of "a/b" (O_NOFOLLOW guards only
   // the last), and ".." would leave the directory. (A NUL inside would cut the name short.)
   if (name.find('/') != std::string::npos || name.find('\0') != std::string::npos) {
     return std::nullopt;
   }
   return read_component(dir, name.c_str());
+}
+
+void SysfsReader::note_refusal(int error) const
+{
+  // Missing (ENOENT), a directory, a link (ELOOP under O_NOFOLLOW) or a refusal the kernel
+  // gives routinely are "not there"; these say the file is there and cannot be read.
+  if (error == EACCES || error == EPERM || error == EIO) {
+    m_unreadable = std::strerror(error);
+  }
 }
 
 std::optional<std::string> SysfsReader::read_component(const std::string& dir,
@@ -300,11 +311,13 @@ std::optional<std::string> SysfsReader::read_component(const std::string& dir,
   }
   const int fd = open_attribute(dir, name);
   if (fd < 0) {
+    note_refusal(errno);
     return std::nullopt;
   }
   struct stat st {};
   if (!m_live && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
     m_spent.add(fd);  // sysfs attributes are regular files; never read a device node in a tree
+    m_unreadable = "not a regular file";
     return std::nullopt;
   }
   std::string out;
@@ -317,10 +330,16 @@ std::optional<std::string> SysfsReader::read_component(const std::string& dir,
       break;
     }
   }
+  const int error = errno;
   m_spent.add(fd);
   // A kernel attribute fits in a page; one that reaches the cap is not one, and its first
   // 64 KiB could read as a valid value ("99.0" followed by padding and the rest cut off).
-  if (n < 0 || out.size() >= k_max_attribute) {
+  if (n < 0) {
+    note_refusal(error);
+    return std::nullopt;
+  }
+  if (out.size() >= k_max_attribute) {
+    m_unreadable = "larger than 64 KiB, so not a kernel attribute";
     return std::nullopt;
   }
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ' || out.back() == '\t' ||

@@ -32,6 +32,13 @@ public:
   // left to read it with.
   std::optional<std::string> read(const std::string& rel) const;
 
+  // Why the last read() or read_in() gave nullopt for a file that is there but is not a
+  // readable attribute: "" when it is missing, or when the kernel refused the read as it does
+  // routinely (EINVAL for a down netdev's carrier, ENOSYS for counters a driver lacks). Else
+  // "not a regular file", "larger than 64 KiB" or the strerror of EACCES, EPERM or EIO, so that
+  // inspect can say the file is unreadable rather than show it as missing.
+  const std::string& unreadable() const { return m_unreadable; }
+
   // The same for `name`, one path component, in a directory resolve() returned: a 128-entry
   // P_Key table is read with one resolution, not 128. nullopt for "", ".", ".." or a name with
   // a '/' or a NUL.
@@ -74,6 +81,8 @@ private:
   Entry entry_in(const std::string& dir, const std::string& name, const std::string& path) const;
   // read_in() for a name known to hold no '/' (the tail of a path).
   std::optional<std::string> read_component(const std::string& dir, const char* name) const;
+  // Sets m_unreadable for an errno that means "there, but unreadable".
+  void note_refusal(int error) const;
 
   std::string m_root;
   bool m_live = false;
@@ -85,6 +94,7 @@ private:
   mutable std::string m_last_dir;  // the last directory dir_fd() returned, and its descriptor
   mutable int m_last_dir_fd = -1;
   mutable SpentFds m_spent;  // attributes read, closed in batches
+  mutable std::string m_unreadable;
 };
 
 }  // namespace ibsetup::inventory

@@ -9,9 +9,11 @@
 
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <iterator>
 
 namespace fs = std::filesystem;
@@ -209,6 +211,39 @@ TEST(Inventory, OddTreeGivesNullsAndWarnings)
       root + "/class/infiniband/mlx5_0/ports/1/lid: cannot parse '12' (expected a hex LID)",
       root + "/class/infiniband/mlx5_0/ports/1/sm_lid: cannot parse '' (expected a hex LID)"};
   EXPECT_EQ(expected, h.warnings);
+}
+
+// A file that is there but is no attribute (a FIFO, a directory, 64 KiB of padding) is said,
+// with its path, and not shown as missing without a word.
+TEST(Inventory, UnreadableAttributesAreWarned)
+{
+  test::TempDir dir;
+  fs::copy(k_fixtures / "hdr-2hca", dir.path(),
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const fs::path dev = fs::canonical(dir.path() / "class" / "infiniband" / "mlx5_0");
+  fs::remove(dev / "fw_ver");
+  ASSERT_EQ(0, mkfifo((dev / "fw_ver").c_str(), 0600));
+  fs::remove(dev / "ports" / "1" / "rate");
+  fs::create_directory(dev / "ports" / "1" / "rate");
+  std::ofstream(dev / "board_id") << std::string(70000, 'x');
+  fs::remove(dev / "ports" / "1" / "pkeys" / "1");
+  fs::create_directory(dev / "ports" / "1" / "pkeys" / "1");
+  Options o;
+  o.sysfs_root = dir.path().string();
+  const Host h = inspect(o);
+  const Device& d = h.devices.at(0);
+  EXPECT_FALSE(d.fw_ver);
+  EXPECT_FALSE(d.board_id);
+  EXPECT_FALSE(port_of(h, "mlx5_0", 1).rate_gbps);
+  const std::string at = o.sysfs_root + "/class/infiniband/mlx5_0/";
+  const std::vector<std::string> expected = {
+      at + "fw_ver: cannot read: not a regular file",
+      at + "board_id: cannot read: larger than 64 KiB, so not a kernel attribute",
+      at + "ports/1/rate: cannot read: not a regular file",
+      at + "ports/1/pkeys/1: cannot read: not a regular file"};
+  EXPECT_EQ(expected, h.warnings);
+  // The other card reads as before.
+  EXPECT_EQ("20.31.1014", h.devices.at(1).fw_ver.value_or("none"));
 }
 
 TEST(Inventory, CountersOnlyWhenAsked)
