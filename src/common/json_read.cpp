@@ -24,6 +24,7 @@ std::string with_position(size_t line, size_t column, const std::string& detail)
 struct TooDeep {};
 struct DuplicateKey {
   std::string message;
+  size_t key;  // which member name of the text it is, from 1
 };
 
 // One open array or object while parsing, to name the path of a duplicate key.
@@ -59,40 +60,98 @@ std::string path_of(const std::vector<Frame>& frames)
   return path;
 }
 
-// Where the array or object that opens nesting level depth + 1 starts (line and column from
-// 1), reading strings as the parser does so that brackets inside them do not count.
-std::pair<size_t, size_t> position_of_level(std::string_view text, size_t depth)
+// nlohmann's callback and its out_of_range errors carry no position; scan() finds one by
+// reading the text as the lexer did, which it had read without error up to the failure.
+// Strings are skipped whole (with their escapes), so brackets, colons and digits inside them do
+// not count. at(offset) is called at each token outside strings (a bracket, a string's opening
+// quote, a number's or a literal's first character); the first for which it returns true gives
+// the line and column (from 1), {0, 0} when none does.
+size_t string_end(std::string_view text, size_t quote)
+{
+  for (size_t i = quote + 1; i < text.size(); ++i) {
+    if (text[i] == '\\') {
+      ++i;
+    } else if (text[i] == '"') {
+      return i;
+    }
+  }
+  return text.size();
+}
+
+bool in_number(char c)
+{
+  return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+template <class At>
+std::pair<size_t, size_t> scan(std::string_view text, At at)
 {
   size_t line = 1;
-  size_t column = 0;
-  size_t level = 0;
-  bool in_string = false;
-  bool escaped = false;
-  for (const char c : text) {
-    ++column;
+  size_t line_start = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     if (c == '\n') {
       ++line;
-      column = 0;
+      line_start = i + 1;
+      continue;
     }
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
+    if (c == ' ' || c == '\t' || c == '\r' || c == ',' || c == ':') {
+      continue;
+    }
+    if (at(i)) {
+      return {line, i - line_start + 1};
+    }
+    if (c == '"') {
+      i = string_end(text, i);  // JSON strings hold no raw newline
+    } else if (in_number(c) || (c >= 'a' && c <= 'z')) {
+      while (i + 1 < text.size() &&
+             (in_number(text[i + 1]) || (text[i + 1] >= 'a' && text[i + 1] <= 'z'))) {
+        ++i;
       }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++level > depth) {
-        return {line, column};
-      }
-    } else if (c == ']' || c == '}') {
-      level = level > 0 ? level - 1 : 0;
     }
   }
   return {0, 0};
+}
+
+// Where the array or object that opens nesting level depth + 1 starts.
+std::pair<size_t, size_t> position_of_level(std::string_view text, size_t depth)
+{
+  size_t level = 0;
+  return scan(text, [&](size_t i) {
+    if (text[i] == '[' || text[i] == '{') {
+      return ++level > depth;
+    }
+    if (text[i] == ']' || text[i] == '}') {
+      level = level > 0 ? level - 1 : 0;
+    }
+    return false;
+  });
+}
+
+// Where the n-th member name (from 1) of the text starts: a string followed by a colon.
+std::pair<size_t, size_t> position_of_key(std::string_view text, size_t n)
+{
+  size_t seen = 0;
+  return scan(text, [&](size_t i) {
+    if (text[i] != '"') {
+      return false;
+    }
+    size_t after = string_end(text, i) + 1;
+    while (after < text.size() && (text[after] == ' ' || text[after] == '\t' ||
+                                   text[after] == '\r' || text[after] == '\n')) {
+      ++after;
+    }
+    return after < text.size() && text[after] == ':' && ++seen == n;
+  });
+}
+
+// Where the first number written as `token` starts: the first such is the one that failed.
+std::pair<size_t, size_t> position_of_number(std::string_view text, std::string_view token)
+{
+  return scan(text, [&](size_t i) {
+    return !token.empty() && text.compare(i, token.size(), token) == 0 &&
+           (i + token.size() == text.size() || !in_number(text[i + token.size()]));
+  });
 }
 
 // nlohmann's message without its "[json.exception.parse_error.101] " tag, and its
@@ -163,6 +222,7 @@ ParseError::ParseError(size_t line, size_t column, const std::string& detail)
 Json parse(std::string_view text)
 {
   std::vector<Frame> frames;
+  size_t keys = 0;
   // An element of the enclosing array is complete: the next one has the next index.
   const auto next_element = [&frames] {
     if (!frames.empty() && !frames.back().object) {
@@ -183,10 +243,11 @@ Json parse(std::string_view text)
     case Json::parse_event_t::key: {
       auto& frame = frames.back();
       frame.key = parsed.get<std::string>();
+      ++keys;
       if (!frame.keys.insert(frame.key).second) {
         const auto where = path_of(frames);
-        throw DuplicateKey{"duplicate key " + path_key(frame.key) +
-                           (where.empty() ? "" : " in " + where)};
+        throw DuplicateKey{
+            "duplicate key " + path_key(frame.key) + (where.empty() ? "" : " in " + where), keys};
       }
       break;
     }
@@ -218,9 +279,22 @@ Json parse(std::string_view text)
     throw ParseError(line, column,
                      "arrays and objects nested deeper than " + std::to_string(k_max_depth));
   } catch (const DuplicateKey& e) {
-    throw ParseError(0, 0, e.message);
+    const auto [line, column] = position_of_key(text, e.key);
+    throw ParseError(line, column, e.message);
   } catch (const Json::exception& e) {
-    throw from_library(e.what());
+    auto error = from_library(e.what());
+    // "number overflow parsing '1e999'" (a float beyond a double), which nlohmann's
+    // out_of_range error gives without a position.
+    const std::string& detail = error.detail();
+    const std::string overflow = "number overflow parsing '";
+    if (error.line() == 0 && detail.compare(0, overflow.size(), overflow) == 0 &&
+        detail.back() == '\'') {
+      const auto token =
+          std::string_view(detail).substr(overflow.size(), detail.size() - overflow.size() - 1);
+      const auto [line, column] = position_of_number(text, token);
+      throw ParseError(line, column, detail);
+    }
+    throw error;
   }
 }
 

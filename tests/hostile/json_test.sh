@@ -57,7 +57,7 @@ inventory_case lone-surrogate 's/"host":"[^"]*"/"host":"\\ud800"/' \
   'line 1, column 16: syntax error while parsing value - invalid string: surrogate U+D'
 inventory_case bad-utf8 's/"host":"[^"]*"/"host":"v\xe9"/' \
   'line 1, column 12: syntax error while parsing value - invalid string: ill-formed UTF-8 byte'
-inventory_case duplicate-key 's/"host":"[^"]*"/"host":"vm","host":"vn"/' 'duplicate key host'
+inventory_case duplicate-key 's/"host":"[^"]*"/"host":"vm","host":"vn"/' 'line 1, column 14: duplicate key host'
 inventory_case wrong-type 's/"link_width":16/"link_width":"16"/' \
   'devices[0].pci.link_width: expected an integer, got a string'
 
@@ -102,7 +102,7 @@ quoted=$(grep -F '"cn01: {' "$out" | head -1)
   head -c 100000 /dev/zero | tr '\0' '['
   echo
 } >"$tmp/strict.txt"
-hostile_stdin report-duplicate-key 5 'cn01: not JSON: duplicate key ok' "$tmp/strict.txt" report
+hostile_stdin report-duplicate-key 5 'cn01: not JSON: line 1, column 27: duplicate key ok' "$tmp/strict.txt" report
 hostile_stdin report-nan 5 'cn02: not JSON: line 1, column ' "$tmp/strict.txt" report
 hostile_stdin report-deep 5 'cn03: not JSON: line 1, column 98: arrays and objects nested deeper than 64' \
   "$tmp/strict.txt" report

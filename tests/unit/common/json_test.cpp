@@ -126,7 +126,9 @@ TEST(JsonRead, RefusesWhatRfc8259Refuses)
       {R"({"a":01})", "line 1, column 7: "},
       {R"({"a":+1})", "line 1, column 6: "},
       {R"({"a":-01})", "line 1, column 8: "},
-      {R"({"a":1e400})", "number overflow"},
+      {R"({"a":1e400})", "line 1, column 6: number overflow parsing '1e400'"},
+      {"{\"s\":\"1e400\", \"b\":2,\n\"a\":1e400}",
+       "line 2, column 5: number overflow parsing '1e400'"},
       {R"({"a":"\ud800"})", "surrogate"},
       {R"({"a":"\udc00"})", "surrogate"},
       {R"({"a":"\ud800\u0041"})", "surrogate"},
@@ -193,11 +195,15 @@ TEST(JsonRead, ANulByteIsRefusedWhereItIs)
 
 TEST(JsonRead, DuplicateKeysAreRefused)
 {
-  EXPECT_EQ(R"(duplicate key ok)", parse_failure(R"({"ok":false,"ok":true})"));
-  EXPECT_EQ(R"(duplicate key id in checks[1])",
+  EXPECT_EQ(R"(line 1, column 13: duplicate key ok)", parse_failure(R"({"ok":false,"ok":true})"));
+  EXPECT_EQ(R"(line 1, column 33: duplicate key id in checks[1])",
             parse_failure(R"({"checks":[{"id":"a"},{"id":"b","id":"c"}]})"));
-  EXPECT_EQ(R"(duplicate key "a\u001b[2J" in x.y)",
+  EXPECT_EQ(R"(line 1, column 27: duplicate key "a\u001b[2J" in x.y)",
             parse_failure("{\"x\":{\"y\":{\"a\\u001b[2J\":1,\"a\\u001b[2J\":2}}}"));
+  // The position is that of the second name: strings that only look like names (a value with
+  // an escaped quote and a colon, `"k" :` inside a value) do not count.
+  EXPECT_EQ(R"(line 3, column 3: duplicate key k)",
+            parse_failure("{\"s\": \"a\\\" \\\"k\\\" :\",\n  \"k\" : 1,\n  \"k\": 2}"));
   // The same key in different objects is fine.
   EXPECT_NO_THROW((void)json::parse(R"({"a":{"a":1},"b":[{"a":1},{"a":2}]})"));
 }

@@ -728,7 +728,8 @@ TEST(FleetRender, InvalidUtf8StaysValidJson)
 TEST(FleetParse, StrictJsonResults)
 {
   const std::pair<std::string, const char*> bad[] = {
-      {R"({"host":"a","ok":false,"ok":true,"checks":[]})", "not JSON: duplicate key ok"},
+      {R"({"host":"a","ok":false,"ok":true,"checks":[]})",
+       "not JSON: line 1, column 24: duplicate key ok"},
       {R"({"host":"a","ok":true,"checks":[],"n":NaN})", "not JSON: line 1, column "},
       {R"({"host":"a","ok":true,"checks":[],"n":01})", "not JSON: line 1, column "},
       {R"({"host":"a","ok":true,"checks":[],"n":+1})", "not JSON: line 1, column "},

@@ -146,7 +146,8 @@ TEST(InventoryJson, InvalidJsonNamesLineAndColumn)
       {edited("\"n1\"", "[" + std::string(100000, '[')),
        "line 2, column 73: arrays and objects "
        "nested deeper than 64"},
-      {edited("\"host\": \"n1\",", "\"host\": \"n1\", \"host\": \"n2\","), "duplicate key host"},
+      {edited("\"host\": \"n1\",", "\"host\": \"n1\", \"host\": \"n2\","),
+       "line 2, column 16: duplicate key host"},
   };
   for (const auto& [text, message] : cases) {
     const auto what = failure(text);
