@@ -29,12 +29,7 @@ std::string too_large(const std::string& name)
 // Standard input (`inspect --json | check --inventory -`), within the same bound.
 std::string read_stdin()
 {
-  if (::isatty(STDIN_FILENO) == 1) {
-    // Reading would wait for typing: a forgotten pipe, not input.
-    throw Error(ErrorKind::usage,
-                "--inventory -: standard input is a terminal; pipe "
-                "`ibsetup inspect --json` into it");
-  }
+  util::refuse_terminal(STDIN_FILENO, "--inventory -", "`ibsetup inspect --json`");
   auto r = util::read_stream_bounded(STDIN_FILENO, k_max_inventory);
   if (r.status == util::BoundedRead::Status::too_large) {
     throw InputError(too_large("standard input"));

@@ -1,5 +1,7 @@
 #include "common/bounded_read.hpp"
 
+#include <ibsetup/error.hpp>
+
 #include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -124,6 +126,14 @@ BoundedRead read_bounded(int fd, size_t max_bytes)
   }
   r.text.assign(buf.data(), have);
   return r;
+}
+
+void refuse_terminal(int fd, const std::string& option, const std::string& pipe)
+{
+  if (::isatty(fd) == 1) {
+    throw Error(ErrorKind::usage,
+                option + ": standard input is a terminal; pipe " + pipe + " into it");
+  }
 }
 
 }  // namespace ibsetup::util

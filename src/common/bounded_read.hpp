@@ -38,3 +38,12 @@ BoundedRead read_stream_bounded(int fd, size_t max_bytes);
 }  // namespace ibsetup::util
 
 #pragma GCC visibility pop
+
+namespace ibsetup::util {
+
+// Throws a usage error when fd is a terminal: reading would wait for typing, a forgotten pipe
+// rather than input. option names where `-` was given ("--inventory -"); pipe says what to
+// pipe into it.
+void refuse_terminal(int fd, const std::string& option, const std::string& pipe);
+
+}  // namespace ibsetup::util

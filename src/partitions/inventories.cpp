@@ -205,12 +205,8 @@ Inventories read_inventories(const std::string& src, const SourceLimits& limits,
   Inventories out;
   Collector c(out, limits);
   if (src == "-") {
-    if (::isatty(stdin_fd) == 1) {
-      // Reading would wait for typing: a forgotten pipe, not input.
-      throw Error(ErrorKind::usage,
-                  "--inventories -: standard input is a terminal; pipe "
-                  "`ibsetup inspect --json` lines (clush, pdsh) into it");
-    }
+    util::refuse_terminal(stdin_fd, "--inventories -",
+                          "`ibsetup inspect --json` lines (clush, pdsh)");
     read_stream(stdin_fd, "-", c);
   } else {
     struct stat st {};

@@ -28,6 +28,28 @@ nonblocking_case() {
 }
 nonblocking_case inventory-stdin-nonblocking "$tmp/inv.json" 'hdr01: ok' \
   check "$profile" --node hdr01 --inventory -
+# `-` on a terminal would wait for typing: a forgotten pipe, refused as a usage error. script(1)
+# gives the command a pseudo-terminal as its standard input.
+# terminal_case NAME 'FIXED STRING' ARGS...
+terminal_case() {
+  local name=$1 text=$2 line
+  shift 2
+  printf -v line '%q ' "$bin" "$@"
+  timeout -k 5 30 script -qec "$line" /dev/null </dev/null >"$tmp/tty.out" 2>&1
+  local code=$?
+  if [ "$code" = 2 ] && grep -qF -- "$text" "$tmp/tty.out"; then
+    ok "$name"
+  else
+    bad "$name: exit $code, want 2 and '$text'; output:"
+    head -20 "$tmp/tty.out" | cat -v
+  fi
+}
+terminal_case inventory-stdin-terminal \
+  'error: --inventory -: standard input is a terminal; pipe `ibsetup inspect --json` into it' \
+  check "$profile" --node hdr01 --inventory -
+terminal_case partitions-stdin-terminal \
+  'error: --inventories -: standard input is a terminal; pipe `ibsetup inspect --json` lines' \
+  partitions "$profile" --inventories -
 # A FIFO nobody writes to is refused before it is opened; it used to block until the watchdog
 # failed the check (exit 5, "did not finish"). A device is not opened either.
 mkfifo "$tmp/fifo.json"
