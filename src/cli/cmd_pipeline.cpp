@@ -244,9 +244,7 @@ int PipelineCommands::apply()
     o.while_locked = [] { return std::make_shared<InterruptGuard>(); };
   }
   if (talk) {
-    o.steps.progress = [](const std::string& line) {
-      std::cout << util::escape_text(line) << std::endl;
-    };
+    o.steps.progress = [](const std::string& line) { progress_line(util::escape_text(line)); };
   }
   o.on_backend = [this](const apply::BackendPick& pick) {
     if (!m_quiet) {

@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <iostream>
 
 namespace ibsetup::cli {
@@ -15,6 +17,7 @@ namespace {
 
 std::atomic<int> g_signal{0};
 std::atomic<bool> g_output_closed{false};
+std::atomic<int> g_output_error{0};  // errno of a write to standard output that failed
 std::atomic<bool> g_told{false};
 std::atomic<bool> g_report_moved{false};
 
@@ -39,6 +42,24 @@ bool stdout_closed()
     g_output_closed = true;
   }
   return g_output_closed;
+}
+
+// After a write of ours to standard output failed.
+void note_failed_write(int error)
+{
+  g_output_error = error;
+  g_output_closed = true;
+}
+
+// Why standard output cannot be written: a full disk (ENOSPC) or `ulimit -f` (EFBIG) is not a
+// closed output, and the message says which.
+std::string output_problem()
+{
+  const int error = g_output_error;
+  if (error != 0 && error != EPIPE) {
+    return std::string("cannot write to standard output: ") + std::strerror(error);
+  }
+  return "standard output is closed";
 }
 
 }  // namespace
@@ -74,25 +95,34 @@ bool interrupted()
   }
   if (!g_told.exchange(true)) {
     std::cerr << "ibsetup: "
-              << (sig != 0 ? std::string(util::signal_name(sig)) + " received"
-                           : std::string("standard output is closed"))
+              << (sig != 0 ? std::string(util::signal_name(sig)) + " received" : output_problem())
               << ": stopping after the current step and rolling back\n";
   }
   return true;
 }
 
+void progress_line(const std::string& line)
+{
+  errno = 0;
+  std::cout << line << std::endl;
+  if (!std::cout.good() && !g_output_closed) {
+    note_failed_write(errno);
+  }
+}
+
 void emit_report(const std::string& text)
 {
   if (!stdout_closed()) {
+    errno = 0;
     std::cout << text << std::flush;
     if (std::cout.good()) {
       return;
     }
-    g_output_closed = true;
+    note_failed_write(errno);
   }
   // Said once: apply's firmware step and its final report may both come here.
   if (!g_report_moved.exchange(true)) {
-    std::cerr << "ibsetup: standard output is closed; the report follows here\n";
+    std::cerr << "ibsetup: " << output_problem() << "; the report follows here\n";
   }
   std::cerr << text;
   // Delivered, to standard error, with the reason: apply's exit status stays that of the

@@ -21,6 +21,11 @@ public:
 // whose reader is gone). The first time, says why on stderr.
 bool interrupted();
 
+// Writes one line of apply's progress to standard output and flushes it; a write that fails
+// (EPIPE, or ENOSPC and EFBIG, which are not a closed output) is recorded, and interrupted()
+// and emit_report() then say why.
+void progress_line(const std::string& line);
+
 // Writes the final report to standard output; when that fails or output is closed, writes it
 // to stderr instead, so that it is never lost silently.
 void emit_report(const std::string& text);

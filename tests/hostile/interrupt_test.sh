@@ -139,8 +139,23 @@ out=$tmp/fsize.out
 timeout 60 ip netns exec "$ns" prlimit --fsize=160 -- "$bin" "${apply_args[@]}" \
   2>&1 >"$tmp/fsize.stdout" | cat >"$out"
 code=${PIPESTATUS[0]}
-judge stdout-file-size-limit 7 "standard output is closed: stopping after the current step" \
+judge stdout-file-size-limit 7 \
+  "cannot write to standard output: File too large: stopping after the current step" \
   "$before"
+# With --json nothing is written until the end: apply completes, and its report, which the
+# limit cuts short, moves to stderr under a header naming the reason (it used to say "closed").
+fresh
+out=$tmp/fsize-json.out
+timeout 60 ip netns exec "$ns" prlimit --fsize=10 -- "$bin" "${apply_args[@]}" --json \
+  2>&1 >"$tmp/fsize.stdout" | cat >"$out"
+code=${PIPESTATUS[0]}
+if [ "$code" = 0 ] &&
+  grep -qF 'cannot write to standard output: File too large; the report follows here' "$out" &&
+  grep -q '"ok": *true' "$out"; then
+  ok "stdout-file-size-limit-json"
+else
+  bad "stdout-file-size-limit-json: exit $code; $(head -c 600 "$out" | cat -v)"
+fi
 
 # Out of descriptors (RLIMIT_NOFILE 5, only 0-2 open: Python's subprocess closes the rest,
 # such as ctest's): the interface lookup's EMFILE was reported as "no interface ib0"; it is
