@@ -128,7 +128,7 @@ struct Parser {
     if (is_known_note(text)) {
       return;
     }
-    if (metadata(text)) {
+    if (metadata(number, raw, text)) {
       return;
     }
     if (starts_with(text, "Configurations:")) {
@@ -145,7 +145,7 @@ struct Parser {
     parameter(number, raw, text);
   }
 
-  bool metadata(std::string_view text)
+  bool metadata(int number, std::string_view raw, std::string_view text)
   {
     const auto colon = text.find(':');
     if (colon == std::string_view::npos) {
@@ -154,7 +154,13 @@ struct Parser {
     const std::string_view key = util::trim(text.substr(0, colon));
     const std::string value(util::trim(text.substr(colon + 1)));
     if (key == "Device" || key == "PCI device") {
-      out.device = device_name(value);
+      // One device per run: a second name would leave which device the values are of, the one
+      // the query is trusted by, to the order of the lines.
+      auto name = device_name(value);
+      if (out.device && *out.device != name) {
+        throw ParseError(number, std::string(raw));
+      }
+      out.device = std::move(name);
     } else if (key == "Device type") {
       out.device_type = value;
     } else if (key != "Name" && key != "Description" && key != "FW Version") {

@@ -216,6 +216,10 @@ TEST(MstconfigParse, UnknownLinesAreErrorsQuotingTheLine)
       // Ambiguous: a column named twice, a parameter listed twice with two values.
       {"Configurations: Next Boot Next Boot\n LINK_TYPE_P1 IB(1) ETH(2)\n", 1},
       {"Configurations: Next Boot\n LINK_TYPE_P1 IB(1)\n LINK_TYPE_P1 ETH(2)\n", 3},
+      // Two devices named: which one the values are of (and the query is trusted by) would
+      // be the last line's.
+      {"Device:         0000:3b:00.0\nDevice:         0000:86:00.0\n", 2},
+      {"PCI device: /sys/bus/pci/devices/0000:05:00.0/config\nDevice: 0000:06:00.0\n", 2},
   };
   for (const auto& [text, line] : bad) {
     try {
@@ -226,6 +230,14 @@ TEST(MstconfigParse, UnknownLinesAreErrorsQuotingTheLine)
       EXPECT_NE(std::string(e.what()).find("not understood: '"), std::string::npos);
     }
   }
+}
+
+// The same device named twice, in either form, is one device.
+TEST(MstconfigParse, OneDeviceNamedTwiceIsOne)
+{
+  const auto out = parse_mstconfig(
+      "PCI device: /sys/bus/pci/devices/0000:05:00.0/config\nDevice: 0000:05:00.0\n");
+  EXPECT_EQ("0000:05:00.0", out.device.value_or("none"));
 }
 
 TEST(MstconfigParse, LinkTypeValues)
