@@ -1,6 +1,7 @@
 #include "cli/interrupt.hpp"
 
 #include "common/strings.hpp"
+#include "common/termination_guard.hpp"
 
 #include <poll.h>
 #include <unistd.h>
@@ -26,9 +27,7 @@ extern "C" void on_signal(int sig)
   g_signal = sig;
 }
 
-constexpr int k_stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
-
-struct sigaction g_old[sizeof k_stop_signals / sizeof k_stop_signals[0]];
+struct sigaction g_old[k_stop_signals.size()];
 
 // A pipe or socket whose reader has gone reports POLLERR/POLLHUP on the writing end without
 // a write: this catches `apply --json | head`, which writes nothing until the end.
@@ -69,7 +68,7 @@ InterruptGuard::InterruptGuard()
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
-  for (size_t i = 0; i < sizeof k_stop_signals / sizeof k_stop_signals[0]; ++i) {
+  for (size_t i = 0; i < k_stop_signals.size(); ++i) {
     // A signal ignored on entry stays ignored: `nohup ibsetup apply` means SIGHUP must not
     // stop it, and a shell's background jobs ignore SIGINT.
     sigaction(k_stop_signals[i], nullptr, &g_old[i]);
@@ -82,7 +81,7 @@ InterruptGuard::InterruptGuard()
 InterruptGuard::~InterruptGuard()
 {
   std::cout.flush();
-  for (size_t i = 0; i < sizeof k_stop_signals / sizeof k_stop_signals[0]; ++i) {
+  for (size_t i = 0; i < k_stop_signals.size(); ++i) {
     sigaction(k_stop_signals[i], &g_old[i], nullptr);
   }
 }

@@ -1,5 +1,7 @@
 #include "cli/textfile.hpp"
 
+#include "common/termination_guard.hpp"
+
 #include <ibsetup/check.hpp>
 #include <ibsetup/error.hpp>
 
@@ -13,8 +15,7 @@ namespace ibsetup::cli {
 
 namespace {
 
-constexpr int k_signals[] = {SIGINT, SIGTERM, SIGHUP};
-constexpr size_t k_count = sizeof k_signals / sizeof k_signals[0];
+constexpr size_t k_count = k_stop_signals.size();
 
 char g_path[4096];
 std::atomic<bool> g_armed{false};
@@ -27,7 +28,7 @@ extern "C" void remove_and_die(int sig)
     ::unlink(g_path);
   }
   for (size_t i = 0; i < k_count; ++i) {
-    if (k_signals[i] == sig) {
+    if (k_stop_signals[i] == sig) {
       sigaction(sig, &g_old[i], nullptr);
     }
   }
@@ -46,15 +47,15 @@ RemoveOnSignal::RemoveOnSignal(const std::string& path)
   struct sigaction sa {};
   sa.sa_handler = remove_and_die;
   sigemptyset(&sa.sa_mask);
-  for (int s : k_signals) {
+  for (int s : k_stop_signals) {
     sigaddset(&sa.sa_mask, s);  // one removal at a time
   }
   for (size_t i = 0; i < k_count; ++i) {
-    sigaction(k_signals[i], nullptr, &g_old[i]);
+    sigaction(k_stop_signals[i], nullptr, &g_old[i]);
     // Ignored on entry (nohup, a shell's background job) stays ignored.
     g_installed[i] = g_old[i].sa_handler != SIG_IGN;
     if (g_installed[i]) {
-      sigaction(k_signals[i], &sa, nullptr);
+      sigaction(k_stop_signals[i], &sa, nullptr);
     }
   }
 }
@@ -63,7 +64,7 @@ RemoveOnSignal::~RemoveOnSignal()
 {
   for (size_t i = 0; i < k_count; ++i) {
     if (g_installed[i]) {
-      sigaction(k_signals[i], &g_old[i], nullptr);
+      sigaction(k_stop_signals[i], &g_old[i], nullptr);
     }
   }
   g_armed = false;

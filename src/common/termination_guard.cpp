@@ -10,8 +10,6 @@ namespace ibsetup {
 
 namespace {
 
-constexpr std::array<int, 3> k_signals{SIGINT, SIGTERM, SIGHUP};
-
 // Written by the handler, read by every thread that waits for a child.
 std::atomic<int> g_pending{0};
 static_assert(std::atomic<int>::is_always_lock_free,
@@ -19,7 +17,7 @@ static_assert(std::atomic<int>::is_always_lock_free,
 
 std::mutex g_mutex;
 int g_guards = 0;  // guards alive, under g_mutex
-std::array<bool, k_signals.size()> g_caught{};
+std::array<bool, k_stop_signals.size()> g_caught{};
 
 extern "C" void note_signal(int signal)
 {
@@ -34,17 +32,17 @@ TerminationGuard::TerminationGuard()
   if (g_guards++ > 0) {
     return;
   }
-  for (size_t i = 0; i < k_signals.size(); ++i) {
+  for (size_t i = 0; i < k_stop_signals.size(); ++i) {
     struct sigaction old {};
     g_caught[i] = false;
-    if (sigaction(k_signals[i], nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) != 0 ||
+    if (sigaction(k_stop_signals[i], nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) != 0 ||
         old.sa_handler != SIG_DFL) {
       continue;
     }
     struct sigaction catcher {};
     catcher.sa_handler = note_signal;
     sigemptyset(&catcher.sa_mask);
-    g_caught[i] = sigaction(k_signals[i], &catcher, nullptr) == 0;
+    g_caught[i] = sigaction(k_stop_signals[i], &catcher, nullptr) == 0;
   }
 }
 
@@ -78,12 +76,12 @@ int TerminationGuard::release()
   struct sigaction restore {};
   restore.sa_handler = SIG_DFL;
   sigemptyset(&restore.sa_mask);
-  for (size_t i = 0; i < k_signals.size(); ++i) {
+  for (size_t i = 0; i < k_stop_signals.size(); ++i) {
     struct sigaction now {};
     // Only while ours is still there: a handler installed meanwhile (apply's) stays.
-    if (g_caught[i] && sigaction(k_signals[i], nullptr, &now) == 0 &&
+    if (g_caught[i] && sigaction(k_stop_signals[i], nullptr, &now) == 0 &&
         (now.sa_flags & SA_SIGINFO) == 0 && now.sa_handler == note_signal) {
-      sigaction(k_signals[i], &restore, nullptr);
+      sigaction(k_stop_signals[i], &restore, nullptr);
     }
     g_caught[i] = false;
   }

@@ -1,9 +1,17 @@
 // What ends this process while it waits for a child: see TerminationGuard.
 #pragma once
 
+#include <array>
+#include <csignal>
 #include <functional>
 
 namespace ibsetup {
+
+// The signals that stop a run: Ctrl-C, a `kill` (Slurm, systemd, an Ansible timeout) and a
+// dropped ssh session. Each of the stop mechanisms handles these and no others: this guard,
+// apply's InterruptGuard (cli/interrupt), render's StopSignals (render/write_guard) and the
+// metrics textfile's RemoveOnSignal (cli/textfile).
+inline constexpr std::array<int, 3> k_stop_signals{SIGINT, SIGTERM, SIGHUP};
 
 // run_process puts its child in a process group of its own, which neither the terminal's
 // Ctrl-C nor a `kill PID` (Slurm, systemd, an Ansible timeout) reaches: killed while it waits,

@@ -20,8 +20,6 @@ namespace ibsetup::render {
 
 namespace {
 
-constexpr int k_stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
-
 // "immutable" or "append-only" when fd carries the flag; "" otherwise, and where the file
 // system keeps no such flags (ENOTTY, EOPNOTSUPP: nothing to refuse there).
 const char* pinned(int fd)
