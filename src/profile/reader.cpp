@@ -113,6 +113,20 @@ Setting<std::string> read_ifname(const Entry& e, Diagnostics& diags)
   return name;
 }
 
+Setting<std::string> read_device_name(const Entry& e, Diagnostics& diags)
+{
+  auto name = read_string(e, diags);
+  if (!name) {
+    return {};
+  }
+  const auto problem = device_name_problem(*name);
+  if (!problem.empty()) {
+    diags.error(e.value_mark, e.path, problem);
+    return {};
+  }
+  return name;
+}
+
 void read_interface(const Entry& item, bool override, InterfaceSpec& spec, Diagnostics& diags)
 {
   spec.mark = item.value_mark;
@@ -123,7 +137,7 @@ void read_interface(const Entry& item, bool override, InterfaceSpec& spec, Diagn
     spec.broken = spec.broken || !spec.name;
   }
   if (const auto* e = m.get("device")) {
-    spec.device = read_string(*e, diags);
+    spec.device = read_device_name(*e, diags);
   }
   if (const auto* e = m.get("port")) {
     spec.port = read_int(*e, 1, k_max_port, diags);
@@ -218,7 +232,7 @@ void read_hca(const Entry& item, HcaSpec& hca, Diagnostics& diags)
   MapReader m(item.value, item.path, item.value_mark, diags,
               {"device", "pci", "link_type", "firmware", "pcie", "ports"});
   if (const auto* e = m.get("device")) {
-    hca.device = read_string(*e, diags);
+    hca.device = read_device_name(*e, diags);
   }
   if (const auto* e = m.get("pci")) {
     if (auto pci = read_string(*e, diags)) {
@@ -370,36 +384,6 @@ void read_overrides(const Entry& item, Profile& profile, Diagnostics& diags)
 }
 
 }  // namespace
-
-std::string interface_name_problem(const std::string& name)
-{
-  if (name.empty()) {
-    return "interface name is empty";
-  }
-  if (name.size() > static_cast<size_t>(k_ifname_max)) {
-    return "interface name '" + name + "' is " + std::to_string(name.size()) +
-           " bytes; Linux allows at most 15";
-  }
-  if (name == "." || name == "..") {
-    return "'" + name + "' is not a valid interface name";
-  }
-  // The kernel refuses only '/', ':' and whitespace, but the name also lands in ifcfg files
-  // (sourced by bash), udev rules, NetworkManager's connection ids and file names, and the
-  // arguments of ip and ifup: the set every one of them takes literally is letters, digits,
-  // '_', '.' and '-', and not '-' first (an option to those tools). '@' is left out because
-  // ip prints children as "ib0.8001@ib0".
-  for (size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '_' || c == '.' || (c == '-' && i > 0);
-    if (!ok) {
-      return "interface name '" + util::escape_text(name) + "' " +
-             (c == '-' ? "starts with " : "contains ") + util::describe_char(name, i) +
-             "; names may hold only ASCII letters, digits, '_', '.' and '-' (not first)";
-    }
-  }
-  return {};
-}
 
 void read_profile(const YamlNode& root, Profile& profile, Diagnostics& diags)
 {

@@ -20,7 +20,9 @@ void read_mpi_checks(const Entry& section, Group& group, Diagnostics& diags);
 void read_perf_checks(const Entry* bandwidth, const Entry* latency, Group& group,
                       Diagnostics& diags);
 
-// Why name cannot be a Linux interface name, or "" when it can.
+// Why name cannot be a Linux interface name, or "" when it can (names.cpp).
 std::string interface_name_problem(const std::string& name);
+// Why name cannot be an RDMA device name, or "" when it can (names.cpp).
+std::string device_name_problem(const std::string& name);
 
 }  // namespace ibsetup::profile::detail

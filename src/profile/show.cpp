@@ -125,7 +125,9 @@ std::string node_to_text(const ResolvedNode& node)
     out += "\nHCAs\n";
   }
   for (const auto& h : node.hcas) {
-    out += "  " + (h.device ? *h.device : std::string("pci ") + *h.pci);
+    // Names are checked when the profile is read; escaped all the same, as every text output
+    // escapes what came from outside.
+    out += "  " + util::escape_text(h.device ? *h.device : std::string("pci ") + *h.pci);
     if (h.device && h.pci) {
       out += " (" + *h.pci + ")";
     }
@@ -157,8 +159,9 @@ std::string node_to_text(const ResolvedNode& node)
   for (const auto& i : node.interfaces) {
     const std::string child =
         i.parent ? *i.parent + "/" + util::hex16(i.pkey.value_or(0)) : std::string("-");
-    const std::string hca =
-        i.device ? *i.device + (i.port ? "/" + std::to_string(*i.port) : std::string()) : "-";
+    const std::string hca = i.device ? util::escape_text(*i.device) +
+                                           (i.port ? "/" + std::to_string(*i.port) : std::string())
+                                     : "-";
     std::snprintf(line, sizeof line, "  %-15s %-15s %-9s %-6s %-15s %-18s %s\n", i.name.c_str(),
                   child.c_str(), i.mode ? to_string(*i.mode) : "(kernel)",
                   i.mtu ? std::to_string(*i.mtu).c_str() : "(max)", hca.c_str(),

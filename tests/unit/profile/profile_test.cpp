@@ -159,6 +159,22 @@ TEST(Profile, ShowJsonIsStable)
       json);
 }
 
+// The profile reader refuses such names; a library caller may build a node by hand, and the
+// text still escapes what would reorder or break a terminal line.
+TEST(Profile, ShowTextEscapesDeviceNames)
+{
+  const Profile p = load_profile_text(k_example, "cluster.yaml");
+  ResolvedNode node = resolve_node(p, "cn017");
+  ASSERT_FALSE(node.hcas.empty());
+  ASSERT_FALSE(node.interfaces.empty());
+  node.hcas[0].device.value = std::string("mlx5_0\xe2\x80\xae\xe2\x80\xa8" "cn02 ok");
+  node.interfaces[0].device = std::string("x\x1b[2Jy");
+  const std::string text = node_to_text(node);
+  EXPECT_EQ(std::string::npos, text.find("\xe2\x80\xae")) << text;
+  EXPECT_EQ(std::string::npos, text.find('\x1b')) << text;
+  EXPECT_NE(std::string::npos, text.find("mlx5_0\\u202e\\u2028cn02 ok")) << text;
+}
+
 TEST(Profile, ExampleProfilesAreValid)
 {
   size_t n = 0;
