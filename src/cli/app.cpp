@@ -4,6 +4,7 @@
 #include "cli/cmd_partitions.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/safe_output.hpp"
 
 #include "common/strings.hpp"
@@ -239,21 +240,26 @@ unsigned groups_for(int argc, char** argv)
 
 // What the command printed must have reached standard output: `partitions > file` on a full
 // disk, or `render --json >&-`, must not exit 0 with the output cut short. A command that
-// already failed keeps its own code (apply has reported a closed output itself, and moved its
-// report to standard error).
+// already failed keeps its own code, and is told all the same: a failed check whose report
+// went nowhere must leave a trace for Slurm's or NHC's log. apply has said so itself (and
+// moved its report to standard error).
 int finish_output(int code)
 {
   errno = 0;
   std::cout.flush();
-  // plan --detailed-exitcode's 6 is news, not a failure: lost output outranks it.
-  if (std::cout.good() || (code != 0 && code != exit_code(ErrorKind::changes_pending))) {
+  if (std::cout.good()) {
     return code;
   }
   const int error = errno;
-  print_error(std::string("cannot write to standard output") +
-              (error != 0 ? std::string(": ") + std::strerror(error) : std::string()) +
-              "; what it shows is incomplete");
-  return exit_code(ErrorKind::environment);
+  if (!output_loss_said()) {
+    print_error(std::string("cannot write to standard output") +
+                (error != 0 ? std::string(": ") + std::strerror(error) : std::string()) +
+                "; what it shows is incomplete");
+  }
+  // plan --detailed-exitcode's 6 is news, not a failure: lost output outranks it.
+  return code != 0 && code != exit_code(ErrorKind::changes_pending)
+             ? code
+             : exit_code(ErrorKind::environment);
 }
 
 int run_command(int argc, char** argv)

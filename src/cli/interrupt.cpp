@@ -19,6 +19,7 @@ namespace {
 std::atomic<int> g_signal{0};
 std::atomic<bool> g_output_closed{false};
 std::atomic<int> g_output_error{0};  // errno of a write to standard output that failed
+std::atomic<bool> g_loss_said{false};
 std::atomic<bool> g_told{false};
 std::atomic<bool> g_report_moved{false};
 
@@ -93,6 +94,7 @@ bool interrupted()
     return false;
   }
   if (!g_told.exchange(true)) {
+    g_loss_said = g_loss_said || sig == 0;
     std::cerr << "ibsetup: "
               << (sig != 0 ? std::string(util::signal_name(sig)) + " received" : output_problem())
               << ": stopping after the current step and rolling back\n";
@@ -109,6 +111,11 @@ void progress_line(const std::string& line)
   }
 }
 
+bool output_loss_said()
+{
+  return g_loss_said;
+}
+
 void emit_report(const std::string& text)
 {
   if (!stdout_closed()) {
@@ -120,6 +127,7 @@ void emit_report(const std::string& text)
     note_failed_write(errno);
   }
   // Said once: apply's firmware step and its final report may both come here.
+  g_loss_said = true;
   if (!g_report_moved.exchange(true)) {
     std::cerr << "ibsetup: " << output_problem() << "; the report follows here\n";
   }

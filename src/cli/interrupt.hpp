@@ -26,6 +26,10 @@ bool interrupted();
 // and emit_report() then say why.
 void progress_line(const std::string& line);
 
+// Whether interrupted() or emit_report() has already told standard error that standard output
+// is closed or cannot be written.
+bool output_loss_said();
+
 // Writes the final report to standard output; when that fails or output is closed, writes it
 // to stderr instead, so that it is never lost silently.
 void emit_report(const std::string& text);
