@@ -18,6 +18,20 @@ namespace ibsetup::cli {
 
 namespace {
 
+// The plan for standard output: its warnings go to standard error instead, through
+// print_warnings (`ibsetup: warning: ...`, silenced by -q), as on every command. The JSON keeps
+// them in its `warnings`.
+std::string plan_output(const plan::Plan& p, bool json, bool quiet)
+{
+  print_warnings(p.warnings, quiet);
+  if (json) {
+    return plan::plan_to_json(p);
+  }
+  plan::Plan shown = p;
+  shown.warnings.clear();
+  return plan::plan_to_text(shown);
+}
+
 struct Desired {
   profile::Profile profile;
   profile::ResolvedNode node;
@@ -101,7 +115,7 @@ void print_netlink(const apply::NodeOutcome& out, const std::string& host, bool 
 {
   const plan::Plan& p = *out.plan;
   if (dry_run) {
-    std::cout << (json ? plan::plan_to_json(p) : plan::plan_to_text(p));
+    std::cout << plan_output(p, json, quiet);
     if (!json && !p.actions.empty()) {
       std::cout << "netlink requests (dry run, nothing sent):\n";
       for (const auto& a : p.actions) {
@@ -111,7 +125,7 @@ void print_netlink(const apply::NodeOutcome& out, const std::string& host, bool 
     return;
   }
   if (!p.errors.empty()) {
-    std::cout << (json ? plan::plan_to_json(p) : plan::plan_to_text(p));
+    std::cout << plan_output(p, json, quiet);
     print_error("the plan has errors; nothing was changed");
     return;
   }
@@ -201,10 +215,14 @@ int PipelineCommands::plan()
       apply::plan_node(d.node, m_sysfs_root, {m_prune || d.node.prune}, m_firmware.resolved());
   const bool unknown = result.firmware.status == firmware::StepStatus::unknown;
   if (unknown && m_json) {
-    // The text output says so in its firmware section; the JSON has none.
+    // The text output says so in its firmware section, and so does standard error (below);
+    // the JSON has no such section.
+    print_warnings(result.plan.warnings, m_quiet);
     result.plan.warnings.push_back("firmware link types: not known: " + result.firmware.unknown);
+    std::cout << plan::plan_to_json(result.plan);
+  } else {
+    std::cout << plan_output(result.plan, m_json, m_quiet);
   }
-  std::cout << (m_json ? plan::plan_to_json(result.plan) : plan::plan_to_text(result.plan));
   print_firmware_section(result.firmware, m_json);
   if (!result.plan.errors.empty()) {
     return exit_code(ErrorKind::bad_input);

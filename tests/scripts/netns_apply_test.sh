@@ -50,6 +50,26 @@ YAML
 sed -e '/ib1/d' "$work/cluster.yaml" >"$work/n2.yaml"
 chmod 644 "$work"/*.yaml
 
+# 0. The plan's warnings (veths are not IPoIB) go to standard error as `ibsetup: warning:`,
+#    with plan and apply --dry-run as with apply, and -q silences them; they used to be in
+#    the plan on standard output, with no prefix, whatever -q said.
+fresh
+warn='ibsetup: warning: ib0: not an IPoIB interface; only its MTU, addresses and state are managed'
+for cmd in plan "apply --dry-run --lock-file $work/lock"; do
+  # shellcheck disable=SC2086 # cmd is the subcommand and its flags
+  in_a "$ibsetup" $cmd "$work/cluster.yaml" --node n1 --no-firmware >"$work/w.out" 2>"$work/w.err"
+  name=${cmd%% --lock-file*}
+  expect "$name: the warning on stderr" "$(grep -c -xF "$warn" "$work/w.err")" 1
+  expect "$name: no warning on stdout" "$(grep -c 'warning' "$work/w.out")" 0
+  expect "$name: the plan on stdout" "$(grep -c '^plan for n1: ' "$work/w.out")" 1
+  # shellcheck disable=SC2086
+  in_a "$ibsetup" $cmd "$work/cluster.yaml" --node n1 --no-firmware -q >"$work/w.out" 2>"$work/w.err"
+  expect "$name -q: no warning anywhere" "$(cat "$work/w.out" "$work/w.err" | grep -c 'warning')" 0
+done
+in_a "$ibsetup" plan "$work/cluster.yaml" --node n1 --no-firmware --json -q >"$work/w.out"
+expect "plan --json -q: the warnings stay in the JSON" \
+  "$(grep -o '"warnings":\["ib0: not an IPoIB interface' "$work/w.out")" '"warnings":["ib0: not an IPoIB interface'
+
 # 1. apply sets MTU, addresses and link state for real.
 fresh
 out=$(apply_a 2>&1); rc=$?
