@@ -7,7 +7,9 @@
 #include <ibsetup/inventory.hpp>
 
 #include <algorithm>
+#include <climits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -16,20 +18,47 @@ namespace ibsetup::inventory {
 
 namespace {
 
+// An integer member within [min, max], or null. What the kernel never prints (a negative
+// width, an MTU below zero) is refused, naming the member, rather than shown as `x-16`.
+std::optional<int> int_within(const json::View& v, int min, int max)
+{
+  const auto n = v.opt_int();
+  if (n && (*n < min || *n > max)) {
+    throw InputError(v.path() + ": " + std::to_string(*n) + " is out of range (" +
+                     std::to_string(min) + " to " + std::to_string(max) + ")");
+  }
+  return n;
+}
+
+// A PCIe speed in GT/s: 2.5 to 64 today; anything from 0 to 1000 is taken.
+std::optional<double> speed_within(const json::View& v)
+{
+  constexpr double k_max_gts = 1000;
+  const auto n = v.opt_number();
+  if (n && !(*n >= 0 && *n <= k_max_gts)) {
+    throw InputError(v.path() + ": " + util::format_number(*n) +
+                     " GT/s is no PCIe link's speed (0 to 1000)");
+  }
+  return n;
+}
+
 PciLink pci_from(const json::View& j)
 {
+  // Lanes: x1 to x32 (0 when the link is down); NUMA node -1 when the platform has none.
+  constexpr int k_max_width = 32;
+  constexpr int k_max_numa = 1 << 16;
   PciLink p;
   p.address = j["address"].as_string();
   p.vendor = j["vendor"].opt_string();
   p.device = j["device"].opt_string();
-  p.link_speed_gts = j["link_speed_gts"].opt_number();
-  p.link_width = j["link_width"].opt_int();
-  p.max_link_speed_gts = j["max_link_speed_gts"].opt_number();
-  p.max_link_width = j["max_link_width"].opt_int();
-  p.numa_node = j["numa_node"].opt_int();
+  p.link_speed_gts = speed_within(j["link_speed_gts"]);
+  p.link_width = int_within(j["link_width"], 0, k_max_width);
+  p.max_link_speed_gts = speed_within(j["max_link_speed_gts"]);
+  p.max_link_width = int_within(j["max_link_width"], 0, k_max_width);
+  p.numa_node = int_within(j["numa_node"], -1, k_max_numa);
   p.bridge = j["bridge"].opt_string();
-  p.bridge_max_speed_gts = j["bridge_max_speed_gts"].opt_number();
-  p.bridge_max_width = j["bridge_max_width"].opt_int();
+  p.bridge_max_speed_gts = speed_within(j["bridge_max_speed_gts"]);
+  p.bridge_max_width = int_within(j["bridge_max_width"], 0, k_max_width);
   return p;
 }
 
@@ -94,6 +123,13 @@ Port port_from(const json::View& j, std::vector<std::string>& warnings)
     }
   }
   p.active_mtu = j["active_mtu"].opt_int();
+  // The IB MTU is one of five sizes (ibv_mtu); another made check expect an IPoIB MTU of
+  // that size less 4.
+  if (p.active_mtu && *p.active_mtu != 256 && *p.active_mtu != 512 && *p.active_mtu != 1024 &&
+      *p.active_mtu != 2048 && *p.active_mtu != 4096) {
+    throw InputError(j["active_mtu"].path() + ": " + std::to_string(*p.active_mtu) +
+                     " is not an IB MTU (256, 512, 1024, 2048 or 4096)");
+  }
   p.netdev = j["netdev"].opt_string();
   return p;
 }
@@ -207,7 +243,7 @@ Host host_from_json(const std::string& text)
     }
     nd.parent = n["parent"].opt_string();
     nd.umcast = n["umcast"].opt_bool();
-    nd.mtu = n["mtu"].opt_int();
+    nd.mtu = int_within(n["mtu"], 0, INT_MAX);
     nd.operstate = n["operstate"].opt_string();
     nd.admin_up = n["admin_up"].opt_bool();
     nd.carrier = n["carrier"].opt_bool();

@@ -115,6 +115,25 @@ TEST(InventoryJson, LidsOutOfRangeAreRefused)
   EXPECT_EQ("accepted", failure(edited("\"lid\": 5", "\"lid\": 65536")));  // OPA
 }
 
+// Widths, speeds and MTUs inspect never writes: a negative width showed as `PCIe link x-16`,
+// and an IB MTU of 123 made check expect an IPoIB MTU of 119.
+TEST(InventoryJson, LinkAndMtuValuesOutOfRangeAreRefused)
+{
+  EXPECT_EQ("devices[0].pci.link_width: -16 is out of range (0 to 32)",
+            failure(edited("\"link_width\": 16", "\"link_width\": -16")));
+  EXPECT_EQ("devices[0].pci.max_link_width: 64 is out of range (0 to 32)",
+            failure(edited("\"max_link_width\": 16", "\"max_link_width\": 64")));
+  EXPECT_EQ("devices[0].pci.numa_node: -2 is out of range (-1 to 65536)",
+            failure(edited("\"numa_node\": 0", "\"numa_node\": -2")));
+  EXPECT_EQ("accepted", failure(edited("\"numa_node\": 0", "\"numa_node\": -1")));
+  EXPECT_EQ("devices[0].pci.link_speed_gts: -16 GT/s is no PCIe link's speed (0 to 1000)",
+            failure(edited("\"link_speed_gts\": 16.0", "\"link_speed_gts\": -16.0")));
+  EXPECT_EQ("devices[0].ports[0].active_mtu: 123 is not an IB MTU (256, 512, 1024, 2048 or 4096)",
+            failure(edited("\"active_mtu\": 4096", "\"active_mtu\": 123")));
+  EXPECT_EQ("netdevs[0].mtu: -1 is out of range (0 to 2147483647)",
+            failure(edited("\"mtu\": 4092", "\"mtu\": -1")));
+}
+
 // Addresses are typed when read: one that is not CIDR is left out with a warning naming it
 // (the planner always ignored such an address).
 TEST(InventoryJson, AddressThatIsNotCidrIsLeftOutWithAWarning)
