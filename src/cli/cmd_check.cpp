@@ -134,8 +134,9 @@ CheckCommands::CheckCommands(CLI::App& app)
   m_check->add_option("--warn", m_warn, "Report a check id or group as a warning only");
   m_check->add_option("--timeout", m_timeout_s,
                       "Seconds for the whole run (default 10); then it fails");
-  m_check->add_option("--peer-timeout-ms", m_peer_timeout_ms,
-                      "Deadline of each peer probe (default: the profile's, else 1000)");
+  m_peer_timeout_option =
+      m_check->add_option("--peer-timeout-ms", m_peer_timeout_ms,
+                          "Deadline of each peer probe (default: the profile's, else 1000)");
   m_check->add_flag("--no-peers", m_no_peers, "Skip the connectivity checks to peers");
   m_check->add_flag("--rdma-pingpong", m_rdma_pingpong,
                     "Also an RC send/recv exchange with `ibsetup responder` on each peer");
@@ -217,8 +218,8 @@ int CheckCommands::check()
     throw Error(ErrorKind::usage, "--timeout must be a number of seconds above 0, at most 86400");
   }
   // The same range as the profile's checks.peer_timeout_ms.
-  if (m_peer_timeout_ms < 0 || m_peer_timeout_ms > 600000) {
-    throw Error(ErrorKind::usage, "--peer-timeout-ms must be 1 to 600000 (0: the profile's)");
+  if (m_peer_timeout_option->count() > 0 && (m_peer_timeout_ms < 1 || m_peer_timeout_ms > 600000)) {
+    throw Error(ErrorKind::usage, "--peer-timeout-ms must be 1 to 600000");
   }
   validate_perf_options();
   // Refused before the check runs: a timer's misconfiguration is not a node's failure.

@@ -161,7 +161,8 @@ private:
   std::vector<std::string> m_disable;
   std::vector<std::string> m_warn;
   double m_timeout_s = 10;
-  int m_peer_timeout_ms = 0;
+  int m_peer_timeout_ms = 0;  // 0: not given, the profile's (the option itself takes 1-600000)
+  CLI::Option* m_peer_timeout_option = nullptr;
   bool m_json = false;
   bool m_no_peers = false;
   bool m_counters = false;

@@ -78,6 +78,10 @@ hostile subcommand-help-still-works 0 '--peer-timeout-ms' -- check --help
 # The CLI and the profile agree on the peer timeout range (1 to 600000 ms).
 hostile peer-timeout-range 2 '--peer-timeout-ms must be 1 to 600000' -- \
   check "$lab" --node lab01 --peer-timeout-ms 600001
+# 0 is no deadline either: it used to pass as "not given" (the profile's), a placeholder value
+# with a meaning no document gave it.
+hostile peer-timeout-zero 2 '--peer-timeout-ms must be 1 to 600000' -- \
+  check "$lab" --node lab01 --peer-timeout-ms 0
 printf 'version: 1\nnodes:\n  - hosts: "n1"\n    interfaces: [{name: ib0}]\n    checks: {peer_timeout_ms: 600001}\n' \
   >"$tmp/peer.yaml"
 hostile peer-timeout-range-profile 3 'peer.yaml:5:31' -- validate "$tmp/peer.yaml"
