@@ -206,7 +206,11 @@ Setting<double> read_number(const Entry& e, Diagnostics& diags)
   }
   const auto value = util::parse_decimal(util::trim(*text));
   if (!value) {
-    diags.error(e.value_mark, e.path, "'" + *text + "' is not a number");
+    // Every such value (a rate, a speed, a fraction, microseconds) is a plain decimal at or
+    // above zero: say so, rather than call -200 or 1e3 no number.
+    diags.error(
+        e.value_mark, e.path,
+        "'" + *text + "' is not a plain decimal number at or above 0 (such as 200 or 12.5)");
     return {};
   }
   return {*value, e.value_mark};
