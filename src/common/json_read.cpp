@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <set>
 
 namespace ibsetup::json {
@@ -348,6 +349,14 @@ int View::as_int() const
     const auto n = m_value->get<int64_t>();
     if (n >= INT_MIN && n <= INT_MAX) {
       return static_cast<int>(n);
+    }
+  } else if (m_value->is_number_float()) {
+    // The parser keeps a whole number beyond 64 bits as a double: out of range, like any other
+    // too large. 1.0 is written as a fraction: named with its value, as it was written.
+    const double d = m_value->get<double>();
+    if (std::floor(d) != d || std::fabs(d) < 9.2e18) {
+      throw InputError((m_path.empty() ? "" : m_path + ": ") + "expected an integer, got " +
+                       m_value->dump());
     }
   } else {
     wrong_type("an integer");

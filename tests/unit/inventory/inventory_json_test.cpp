@@ -178,8 +178,14 @@ TEST(InventoryJson, WrongShapeNamesTheMember)
 {
   EXPECT_EQ("devices[0].pci.link_width: expected an integer, got a string",
             failure(edited("\"link_width\": 16", "\"link_width\": \"16\"")));
-  EXPECT_EQ("devices[0].pci.link_width: expected an integer, got a fractional number",
+  EXPECT_EQ("devices[0].pci.link_width: expected an integer, got 16.5",
             failure(edited("\"link_width\": 16", "\"link_width\": 16.5")));
+  EXPECT_EQ("devices[0].pci.link_width: expected an integer, got 16.0",
+            failure(edited("\"link_width\": 16", "\"link_width\": 16.0")));
+  // Beyond 64 bits the parser holds a whole number as a double: it is out of range, not a
+  // fraction.
+  EXPECT_EQ("devices[0].ports[0].lid: 1.8446744073709552e+19 is out of range",
+            failure(edited("\"lid\": 5", "\"lid\": 18446744073709551616")));
   EXPECT_EQ("host: expected a string, got null", failure(edited("\"host\": \"n1\",", "")));
   EXPECT_EQ("expected an object, got an array", failure("[]"));
 }
