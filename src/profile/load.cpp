@@ -110,6 +110,15 @@ Profile load_profile_text(const std::string& text, const std::string& file_name,
     // a final line break changes nothing else.
     body += '\n';
   }
+  // YAML allows a carriage return alone as a line break, but neither of ibsetup's readers
+  // takes it (yaml-cpp 0.6 neither): such a profile read as one comment line, "empty".
+  if (const auto first_lf = body.find('\n');
+      first_lf == body.size() - 1 && body.find('\r') < first_lf) {
+    diags.error({1, 1}, "",
+                "the lines end in a carriage return alone (old Mac OS line endings), which "
+                "ibsetup does not read as line breaks; convert them: tr '\\r' '\\n'");
+    throw DiagnosticError(std::move(diags));
+  }
   if (only_comments(body)) {
     diags.error({1, 1}, "", "the profile is empty; it starts with 'version: 1' and 'nodes:'");
     throw DiagnosticError(std::move(diags));
