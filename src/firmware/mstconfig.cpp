@@ -1,10 +1,15 @@
 // The Tool that runs mstflint's mstconfig, and the meaning of its failures.
 #include <ibsetup/firmware.hpp>
 
+#include "common/bounded_read.hpp"
 #include "common/process.hpp"
 #include "common/strings.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <optional>
 #include <sstream>
 
@@ -213,6 +218,26 @@ private:
 
 }  // namespace
 
+namespace {
+
+// Why find_program refused --mstconfig's value, in the words of the case.
+std::string why_not_a_program(const std::string& program)
+{
+  if (program.find('/') == std::string::npos) {
+    return std::string("not found in ") + k_clean_path;
+  }
+  struct stat st {};
+  if (::stat(program.c_str(), &st) != 0) {
+    return std::strerror(errno);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return std::string("is ") + util::file_kind(st.st_mode) + ", not a program";
+  }
+  return "is not executable";
+}
+
+}  // namespace
+
 std::unique_ptr<Tool> make_mstconfig(const std::string& program, std::chrono::milliseconds timeout)
 {
   const std::string name = program.empty() ? "mstconfig" : program;
@@ -224,9 +249,8 @@ std::unique_ptr<Tool> make_mstconfig(const std::string& program, std::chrono::mi
                              "); install the mstflint package (apt-get/dnf install mstflint), or "
                              "give its path with --mstconfig PATH");
     }
-    throw EnvironmentError(program +
-                           ": no such executable (--mstconfig); mstconfig comes with the "
-                           "mstflint package");
+    throw EnvironmentError(util::escape_text(program) + ": " + why_not_a_program(program) +
+                           " (--mstconfig); mstconfig comes with the mstflint package");
   }
   return std::make_unique<Mstconfig>(*path, timeout);
 }

@@ -334,6 +334,16 @@ expect_grep "unconfirmed: reported" 'mstconfig accepted IB but the next boot sti
 out=$("$bin" firmware "$work/two.yaml" "${two[@]}" --mstconfig "$work/no-such-mstconfig" 2>&1); code=$?
 expect_code "not installed" "$code" 4
 expect_grep "not installed: names the package" 'mstflint' "$out"
+expect_grep "not installed: says it is missing" 'no-such-mstconfig: No such file or directory \(--mstconfig\)' "$out"
+# A path that is there but is no program says which (it said "no such executable").
+touch "$work/not-a-program"
+chmod 644 "$work/not-a-program"
+out=$("$bin" firmware "$work/two.yaml" "${two[@]}" --mstconfig "$work/not-a-program" 2>&1); code=$?
+expect_code "not executable" "$code" 4
+expect_grep "not executable: says so" 'not-a-program: is not executable \(--mstconfig\)' "$out"
+out=$("$bin" firmware "$work/two.yaml" "${two[@]}" --mstconfig "$work" 2>&1); code=$?
+expect_code "a directory" "$code" 4
+expect_grep "a directory: says so" ': is a directory, not a program \(--mstconfig\)' "$out"
 fake
 rm -rf "$work/state"
 state 0000:86:00.0 IB
