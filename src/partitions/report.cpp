@@ -37,6 +37,11 @@ bool layout_complete(const Layout& layout)
 std::vector<std::string> report_lines(const Layout& layout, const Inventories& inventories)
 {
   std::vector<std::string> lines;
+  // The inputs' problems first: a member is often missing because its inventory was left out
+  // for one of them, and the cause reads best before its effect.
+  for (const auto& p : inventories.problems) {
+    lines.push_back(p.where + ": " + p.message);
+  }
   for (const auto& m : layout.missing) {
     lines.push_back("missing member " + m.host + " (partition " + pkey_list(m.pkeys) +
                     "): " + m.what);
@@ -47,9 +52,6 @@ std::vector<std::string> report_lines(const Layout& layout, const Inventories& i
   if (!layout.unknown_hosts.empty()) {
     lines.push_back("inventories of hosts not in the profile (left out): " +
                     fold_hostlist(layout.unknown_hosts));
-  }
-  for (const auto& p : inventories.problems) {
-    lines.push_back(p.where + ": " + p.message);
   }
   lines.insert(lines.end(), layout.warnings.begin(), layout.warnings.end());
   return lines;

@@ -217,13 +217,15 @@ TEST(PartitionsLayout, NothingIsLeftOutQuietly)
             (std::vector<std::string>{"st02 mlx5_0/1 (" + guid(4) + ", as st01 mlx5_0/1)"}));
   EXPECT_TRUE(find(layout, 0x0001).duplicates.empty());
   const auto lines = report_lines(layout, inv);
+  // The inputs' problems (here cn02's inventory, which is not JSON) come before the members
+  // they leave missing.
   EXPECT_EQ(lines, (std::vector<std::string>{
+                       "-:7: not JSON",
                        "missing member cn02 (partition 0x0001): no inventory",
                        "missing member cn03 (partition 0x0001): no port for ib0: the inventory "
                        "has no mlx5_0/1 (declared); InfiniBand ports it has: mlx5_1/1",
                        "GUID on two ports: " + guid(4) + " on st01 mlx5_0/1 and st02 mlx5_0/1",
                        "inventories of hosts not in the profile (left out): gpu01",
-                       "-:7: not JSON",
                        layout.warnings[0],
                    }));
 }
