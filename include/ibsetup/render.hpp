@@ -96,7 +96,8 @@ RenderedFile render_hosts(const profile::Profile& profile, const std::string& pa
 // Replaces {{KEY}} placeholders with shell_quote(value); a line whose placeholders are not all
 // set is dropped, so a template can list optional keys. Lines starting with "##" are template
 // comments. Throws EnvironmentError for a malformed placeholder and for one inside quotes (the
-// value is quoted already; quoted twice, it would no longer be literal).
+// value is quoted already; quoted twice, it would no longer be literal), as
+// "NAME:LINE:COLUMN: ..."; name is the template's path, as the caller found it.
 std::string fill_template(const std::string& text,
                           const std::vector<std::pair<std::string, std::string>>& values,
                           const std::string& name);

@@ -1,6 +1,8 @@
 #include <ibsetup/error.hpp>
 #include <ibsetup/render.hpp>
 
+#include "common/strings.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -78,6 +80,11 @@ std::string fill_template(const std::string& text,
   std::istringstream in(text);
   std::string line;
   int number = 0;
+  // Where in the template, as an editor's "file:line:column" (the column in bytes, from 1).
+  const auto at = [&](size_t column) {
+    return util::escape_text(name) + ":" + std::to_string(number) + ":" +
+           std::to_string(column + 1) + ": ";
+  };
   while (std::getline(in, line)) {
     ++number;
     if (line.compare(0, 2, "##") == 0) {
@@ -94,8 +101,7 @@ std::string fill_template(const std::string& text,
       }
       const size_t close = line.find("}}", open);
       if (close == std::string::npos) {
-        throw EnvironmentError("template " + name + " line " + std::to_string(number) +
-                               ": '{{' without '}}'");
+        throw EnvironmentError(at(open) + "'{{' without '}}'");
       }
       const std::string key = line.substr(open + 2, close - open - 2);
       bool known = false;
@@ -107,12 +113,11 @@ std::string fill_template(const std::string& text,
         }
       }
       if (!known) {
-        throw EnvironmentError("template " + name + " line " + std::to_string(number) +
-                               ": unknown key {{" + key + "}}");
+        throw EnvironmentError(at(open) + "unknown key {{" + util::escape_text(key) + "}}");
       }
       if (inside_quotes(line, open)) {
-        throw EnvironmentError("template " + name + " line " + std::to_string(number) + ": {{" +
-                               key + "}} is inside quotes; ibsetup quotes the values it fills in");
+        throw EnvironmentError(at(open) + "{{" + util::escape_text(key) +
+                               "}} is inside quotes; ibsetup quotes the values it fills in");
       }
       complete = complete && !value.empty();
       filled += line.substr(pos, open - pos) + shell_quote(value);
@@ -127,7 +132,12 @@ std::string fill_template(const std::string& text,
 
 namespace {
 
-std::string load_template(const std::string& name, const std::vector<TemplateDir>& dirs)
+struct Template {
+  std::string text;
+  std::string path;  // where it was found, for messages
+};
+
+Template load_template(const std::string& name, const std::vector<TemplateDir>& dirs)
 {
   std::string searched;
   for (const auto& dir : dirs) {
@@ -135,7 +145,7 @@ std::string load_template(const std::string& name, const std::vector<TemplateDir
                           ? read_named_file(dir.path + "/" + name, k_max_template_bytes)
                           : read_file_under(dir.root, dir.path + "/" + name, k_max_template_bytes);
     if (text) {
-      return *text;
+      return {*text, (dir.root.empty() ? "" : dir.root + "/") + dir.path + "/" + name};
     }
     searched +=
         (searched.empty() ? "" : ", ") + (dir.root.empty() ? "" : dir.root + "/") + dir.path;
@@ -170,8 +180,8 @@ std::vector<RenderedFile> render_ifcfg(const profile::ResolvedNode& node,
                        " would never be read at boot; rename the interface");
     }
   }
-  const std::string base = load_template("ifcfg-ib", template_dirs);
-  const std::string child = load_template("ifcfg-ib-child", template_dirs);
+  const Template base = load_template("ifcfg-ib", template_dirs);
+  const Template child = load_template("ifcfg-ib-child", template_dirs);
   std::vector<RenderedFile> out;
   for (const auto& i : node.interfaces) {
     std::vector<std::pair<std::string, std::string>> v = {
@@ -192,8 +202,8 @@ std::vector<RenderedFile> render_ifcfg(const profile::ResolvedNode& node,
     RenderedFile f;
     f.path = "etc/sysconfig/network-scripts/ifcfg-" + i.name;
     f.mode = 0644;
-    f.content = std::string(k_marker) + "\n" +
-                fill_template(is_child ? child : base, v, is_child ? "ifcfg-ib-child" : "ifcfg-ib");
+    const Template& t = is_child ? child : base;
+    f.content = std::string(k_marker) + "\n" + fill_template(t.text, v, t.path);
     out.push_back(std::move(f));
   }
   return out;

@@ -107,7 +107,7 @@ TEST(Render, TemplateErrorsNameTheLine)
     render::fill_template("x\nA={{B\n", {{"B", "1"}}, "ifcfg-ib");
     FAIL();
   } catch (const EnvironmentError& e) {
-    EXPECT_STREQ("template ifcfg-ib line 2: '{{' without '}}'", e.what());
+    EXPECT_STREQ("ifcfg-ib:2:3: '{{' without '}}'", e.what());
   }
   try {
     render::render_ifcfg(profile::resolve_node(lab(), "lab02"), {{"/nonexistent", ""}});
