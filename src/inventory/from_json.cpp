@@ -30,12 +30,11 @@ std::optional<int> int_within(const json::View& v, int min, int max)
   return n;
 }
 
-// A PCIe speed in GT/s: 2.5 to 64 today; anything from 0 to 1000 is taken.
+// A PCIe speed in GT/s: 2.5 to 64 today; anything from 0 to 1000 is taken, as by inspect.
 std::optional<double> speed_within(const json::View& v)
 {
-  constexpr double k_max_gts = 1000;
   const auto n = v.opt_number();
-  if (n && !(*n >= 0 && *n <= k_max_gts)) {
+  if (n && !(*n >= 0 && *n <= k_max_pci_speed_gts)) {
     throw InputError(v.path() + ": " + util::format_number(*n) +
                      " GT/s is no PCIe link's speed (0 to 1000)");
   }
@@ -44,8 +43,9 @@ std::optional<double> speed_within(const json::View& v)
 
 PciLink pci_from(const json::View& j)
 {
-  // Lanes: x1 to x32 (0 when the link is down); NUMA node -1 when the platform has none.
-  constexpr int k_max_width = 32;
+  // Lanes: x1 to x32, 0 when the link is down, 63 (all ones) for a card gone from the bus, as
+  // inspect reads them; NUMA node -1 when the platform has none.
+  constexpr int k_max_width = k_max_pci_width;
   constexpr int k_max_numa = 1 << 16;
   PciLink p;
   p.address = j["address"].as_string();

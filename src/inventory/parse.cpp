@@ -223,7 +223,23 @@ std::optional<double> parse_pci_speed(const std::string& text)
   if (gt == std::string::npos) {
     return std::nullopt;
   }
-  return util::parse_decimal(util::trim(text.substr(0, gt)));
+  // PCIe 6 runs at 64 GT/s: a thousand is no link's, and a saved inventory refuses it too.
+  const auto v = util::parse_decimal(util::trim(text.substr(0, gt)));
+  return v && *v <= k_max_pci_speed_gts ? v : std::nullopt;
+}
+
+std::optional<int> parse_lane_count(const std::string& text)
+{
+  // The link status register's width field is 6 bits: a card that fell off the bus reads as
+  // all ones, 63, which pcie.width then judges.
+  const auto v = parse_decimal_int(text);
+  return v && *v >= 0 && *v <= k_max_pci_width ? v : std::nullopt;
+}
+
+std::optional<int> parse_mtu(const std::string& text)
+{
+  const auto v = parse_decimal_int(text);
+  return v && *v >= 0 ? v : std::nullopt;
 }
 
 std::optional<std::string> parse_cap_mask(const std::string& text)

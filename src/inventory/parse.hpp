@@ -59,8 +59,17 @@ std::optional<std::string> guid_of_gid(const std::string& gid);
 // The port GUID in the last 8 bytes of a 20-byte IPoIB hardware address.
 std::optional<std::string> guid_of_ipoib_address(const std::string& address);
 
-// "16.0 GT/s PCIe", "8 GT/s", "2.5 GT/s" -> GT/s; "Unknown" -> nullopt.
+// The bounds of what the kernel prints, shared with the saved inventory's reader
+// (from_json.cpp), which refuses what inspect never writes.
+constexpr double k_max_pci_speed_gts = 1000;
+constexpr int k_max_pci_width = 63;
+
+// "16.0 GT/s PCIe", "8 GT/s", "2.5 GT/s" -> GT/s; "Unknown" or above 1000 GT/s -> nullopt.
 std::optional<double> parse_pci_speed(const std::string& text);
+// A PCIe link width, 0 to 63 lanes.
+std::optional<int> parse_lane_count(const std::string& text);
+// A netdev's MTU: a decimal at or above 0.
+std::optional<int> parse_mtu(const std::string& text);
 
 // "0xa659e848" -> "0xa659e848" (normalised to 8 lower-case hex digits).
 std::optional<std::string> parse_cap_mask(const std::string& text);

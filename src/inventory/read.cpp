@@ -40,10 +40,12 @@ std::optional<PciLink> read_pci(const Reader& r, const std::string& device_link)
   const std::string d = *dir + "/";
   pci.vendor = r.text(d + "vendor");
   pci.device = r.text(d + "device");
-  pci.link_speed_gts = r.parsed<double>(d + "current_link_speed", parse_pci_speed, "'N GT/s'");
-  pci.link_width = r.parsed<int>(d + "current_link_width", parse_decimal_int, "a number");
-  pci.max_link_speed_gts = r.parsed<double>(d + "max_link_speed", parse_pci_speed, "'N GT/s'");
-  pci.max_link_width = r.parsed<int>(d + "max_link_width", parse_decimal_int, "a number");
+  pci.link_speed_gts =
+      r.parsed<double>(d + "current_link_speed", parse_pci_speed, "'N GT/s', at most 1000");
+  pci.link_width = r.parsed<int>(d + "current_link_width", parse_lane_count, "0 to 63 lanes");
+  pci.max_link_speed_gts =
+      r.parsed<double>(d + "max_link_speed", parse_pci_speed, "'N GT/s', at most 1000");
+  pci.max_link_width = r.parsed<int>(d + "max_link_width", parse_lane_count, "0 to 63 lanes");
   pci.numa_node = r.parsed<int>(d + "numa_node", parse_decimal_int, "a number");
   if (pci.numa_node && *pci.numa_node < 0) {
     pci.numa_node.reset();
@@ -52,8 +54,9 @@ std::optional<PciLink> read_pci(const Reader& r, const std::string& device_link)
   if (is_pci_address(last_component(bridge))) {
     pci.bridge = last_component(bridge);
     pci.bridge_max_speed_gts =
-        r.parsed<double>(bridge + "/max_link_speed", parse_pci_speed, "'N GT/s'");
-    pci.bridge_max_width = r.parsed<int>(bridge + "/max_link_width", parse_decimal_int, "a number");
+        r.parsed<double>(bridge + "/max_link_speed", parse_pci_speed, "'N GT/s', at most 1000");
+    pci.bridge_max_width =
+        r.parsed<int>(bridge + "/max_link_width", parse_lane_count, "0 to 63 lanes");
   }
   return pci;
 }
@@ -228,7 +231,7 @@ Netdev read_netdev(const Reader& r, const std::string& name)
   n.type = r.parsed<int>(d + "type", parse_decimal_int, "a number");
   n.ipoib = n.type && *n.type == 32;
   n.ifindex = r.parsed<int>(d + "ifindex", parse_decimal_int, "a number");
-  n.mtu = r.parsed<int>(d + "mtu", parse_decimal_int, "a number");
+  n.mtu = r.parsed<int>(d + "mtu", parse_mtu, "a number, 0 or more");
   n.operstate = r.text(d + "operstate");
   if (auto flags = r.parsed<int>(d + "flags", parse_hex_int, "a hex number")) {
     n.admin_up = (*flags & 0x1) != 0;  // IFF_UP

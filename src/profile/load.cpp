@@ -112,8 +112,17 @@ Profile load_profile_text(const std::string& text, const std::string& file_name,
   }
   // YAML allows a carriage return alone as a line break, but neither of ibsetup's readers
   // takes it (yaml-cpp 0.6 neither): such a profile read as one comment line, "empty".
-  if (const auto first_lf = body.find('\n');
-      first_lf == body.size() - 1 && body.find('\r') < first_lf) {
+  const auto bare_cr = [&body] {
+    for (size_t i = body.find('\r'); i != std::string::npos; i = body.find('\r', i + 1)) {
+      if (i + 1 == body.size() || body[i + 1] != '\n') {
+        return true;
+      }
+    }
+    return false;
+  };
+  // Line feeds only at the very end (the one added above, or a single-line file's own), and a
+  // carriage return standing alone before it: CRLF files, one-line ones included, read fine.
+  if (body.find('\n') == body.size() - 1 && bare_cr()) {
     diags.error({1, 1}, "",
                 "the lines end in a carriage return alone (old Mac OS line endings), which "
                 "ibsetup does not read as line breaks; convert them: tr '\\r' '\\n'");

@@ -119,9 +119,9 @@ TEST(InventoryJson, LidsOutOfRangeAreRefused)
 // and an IB MTU of 123 made check expect an IPoIB MTU of 119.
 TEST(InventoryJson, LinkAndMtuValuesOutOfRangeAreRefused)
 {
-  EXPECT_EQ("devices[0].pci.link_width: -16 is out of range (0 to 32)",
+  EXPECT_EQ("devices[0].pci.link_width: -16 is out of range (0 to 63)",
             failure(edited("\"link_width\": 16", "\"link_width\": -16")));
-  EXPECT_EQ("devices[0].pci.max_link_width: 64 is out of range (0 to 32)",
+  EXPECT_EQ("devices[0].pci.max_link_width: 64 is out of range (0 to 63)",
             failure(edited("\"max_link_width\": 16", "\"max_link_width\": 64")));
   EXPECT_EQ("devices[0].pci.numa_node: -2 is out of range (-1 to 65536)",
             failure(edited("\"numa_node\": 0", "\"numa_node\": -2")));

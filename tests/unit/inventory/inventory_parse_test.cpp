@@ -180,6 +180,15 @@ TEST(InventoryParse, PciAndMasks)
   EXPECT_DOUBLE_EQ(8.0, *parse_pci_speed("8 GT/s"));
   EXPECT_DOUBLE_EQ(2.5, *parse_pci_speed("2.5 GT/s"));
   EXPECT_FALSE(parse_pci_speed("Unknown"));
+  // The bounds a saved inventory is held to: what inspect reads, it can read back.
+  EXPECT_DOUBLE_EQ(1000.0, *parse_pci_speed("1000 GT/s"));
+  EXPECT_FALSE(parse_pci_speed("1000.5 GT/s"));
+  EXPECT_EQ(63, parse_lane_count("63").value_or(-1));  // all ones: a card gone from the bus
+  EXPECT_EQ(0, parse_lane_count("0").value_or(-1));
+  EXPECT_FALSE(parse_lane_count("64"));
+  EXPECT_FALSE(parse_lane_count("-16"));
+  EXPECT_EQ(4092, parse_mtu("4092").value_or(-1));
+  EXPECT_FALSE(parse_mtu("-1"));
   EXPECT_EQ("0xa651e848", *parse_cap_mask("0xa651e848"));
   EXPECT_EQ("0x02514868", *parse_cap_mask("0x2514868"));
   EXPECT_EQ(0x8001, *parse_pkey("0x8001"));

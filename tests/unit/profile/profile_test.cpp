@@ -175,6 +175,25 @@ TEST(Profile, ShowTextEscapesDeviceNames)
   EXPECT_NE(std::string::npos, text.find("mlx5_0\\u202e\\u2028cn02 ok")) << text;
 }
 
+// Carriage returns: CRLF files, one-line ones included, and a one-line file ending in a bare
+// CR load; a file whose lines all end in a bare CR (old Mac OS) is refused, saying so.
+TEST(Profile, LineEndings)
+{
+  const std::string one_line =
+      "{version: 1, nodes: [{hosts: n1, interfaces: [{name: ib0, ipv4: 10.0.0.0/16}]}]}";
+  EXPECT_NO_THROW(load_profile_text(one_line + "\r\n", "crlf1.yaml"));
+  EXPECT_NO_THROW(load_profile_text(one_line + "\r", "cr1.yaml"));
+  EXPECT_NO_THROW(
+      load_profile_text("version: 1\r\nnodes:\r\n  - hosts: n1\r\n", "crlf.yaml"));
+  try {
+    load_profile_text("version: 1\rnodes:\r  - hosts: n1\r", "cr.yaml");
+    FAIL() << "accepted";
+  } catch (const DiagnosticError& e) {
+    EXPECT_NE(std::string::npos, e.diagnostics().format().find("carriage return alone"))
+        << e.diagnostics().format();
+  }
+}
+
 TEST(Profile, ExampleProfilesAreValid)
 {
   size_t n = 0;
