@@ -3,6 +3,7 @@
 #include "common/strings.hpp"
 
 #include "common/json.hpp"
+#include "common/json_position.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -59,100 +60,6 @@ std::string path_of(const std::vector<Frame>& frames)
     }
   }
   return path;
-}
-
-// nlohmann's callback and its out_of_range errors carry no position; scan() finds one by
-// reading the text as the lexer did, which it had read without error up to the failure.
-// Strings are skipped whole (with their escapes), so brackets, colons and digits inside them do
-// not count. at(offset) is called at each token outside strings (a bracket, a string's opening
-// quote, a number's or a literal's first character); the first for which it returns true gives
-// the line and column (from 1), {0, 0} when none does.
-size_t string_end(std::string_view text, size_t quote)
-{
-  for (size_t i = quote + 1; i < text.size(); ++i) {
-    if (text[i] == '\\') {
-      ++i;
-    } else if (text[i] == '"') {
-      return i;
-    }
-  }
-  return text.size();
-}
-
-bool in_number(char c)
-{
-  return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
-}
-
-template <class At>
-std::pair<size_t, size_t> scan(std::string_view text, At at)
-{
-  size_t line = 1;
-  size_t line_start = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '\n') {
-      ++line;
-      line_start = i + 1;
-      continue;
-    }
-    if (c == ' ' || c == '\t' || c == '\r' || c == ',' || c == ':') {
-      continue;
-    }
-    if (at(i)) {
-      return {line, i - line_start + 1};
-    }
-    if (c == '"') {
-      i = string_end(text, i);  // JSON strings hold no raw newline
-    } else if (in_number(c) || (c >= 'a' && c <= 'z')) {
-      while (i + 1 < text.size() &&
-             (in_number(text[i + 1]) || (text[i + 1] >= 'a' && text[i + 1] <= 'z'))) {
-        ++i;
-      }
-    }
-  }
-  return {0, 0};
-}
-
-// Where the array or object that opens nesting level depth + 1 starts.
-std::pair<size_t, size_t> position_of_level(std::string_view text, size_t depth)
-{
-  size_t level = 0;
-  return scan(text, [&](size_t i) {
-    if (text[i] == '[' || text[i] == '{') {
-      return ++level > depth;
-    }
-    if (text[i] == ']' || text[i] == '}') {
-      level = level > 0 ? level - 1 : 0;
-    }
-    return false;
-  });
-}
-
-// Where the n-th member name (from 1) of the text starts: a string followed by a colon.
-std::pair<size_t, size_t> position_of_key(std::string_view text, size_t n)
-{
-  size_t seen = 0;
-  return scan(text, [&](size_t i) {
-    if (text[i] != '"') {
-      return false;
-    }
-    size_t after = string_end(text, i) + 1;
-    while (after < text.size() && (text[after] == ' ' || text[after] == '\t' ||
-                                   text[after] == '\r' || text[after] == '\n')) {
-      ++after;
-    }
-    return after < text.size() && text[after] == ':' && ++seen == n;
-  });
-}
-
-// Where the first number written as `token` starts: the first such is the one that failed.
-std::pair<size_t, size_t> position_of_number(std::string_view text, std::string_view token)
-{
-  return scan(text, [&](size_t i) {
-    return !token.empty() && text.compare(i, token.size(), token) == 0 &&
-           (i + token.size() == text.size() || !in_number(text[i + token.size()]));
-  });
 }
 
 // nlohmann's message without its "[json.exception.parse_error.101] " tag, and its
@@ -276,11 +183,11 @@ Json parse(std::string_view text)
   try {
     return Json::parse(text.data(), text.data() + text.size(), callback);
   } catch (const TooDeep&) {
-    const auto [line, column] = position_of_level(text, k_max_depth);
+    const auto [line, column] = detail::position_of_level(text, k_max_depth);
     throw ParseError(line, column,
                      "arrays and objects nested deeper than " + std::to_string(k_max_depth));
   } catch (const DuplicateKey& e) {
-    const auto [line, column] = position_of_key(text, e.key);
+    const auto [line, column] = detail::position_of_key(text, e.key);
     throw ParseError(line, column, e.message);
   } catch (const Json::exception& e) {
     auto error = from_library(e.what());
@@ -292,7 +199,7 @@ Json parse(std::string_view text)
         detail.back() == '\'') {
       const auto token =
           std::string_view(detail).substr(overflow.size(), detail.size() - overflow.size() - 1);
-      const auto [line, column] = position_of_number(text, token);
+      const auto [line, column] = detail::position_of_number(text, token);
       throw ParseError(line, column, detail);
     }
     throw error;
@@ -352,7 +259,8 @@ int View::as_int() const
     }
   } else if (m_value->is_number_float()) {
     // The parser keeps a whole number beyond 64 bits as a double: out of range, like any other
-    // too large. 1.0 is written as a fraction: named with its value, as it was written.
+    // too large. 1.0 is written as a fraction: named with its value (as the parser prints it
+    // back, 1e2 as 100.0), not only its kind.
     const double d = m_value->get<double>();
     if (std::floor(d) != d || std::fabs(d) < 9.2e18) {
       throw InputError((m_path.empty() ? "" : m_path + ": ") + "expected an integer, got " +

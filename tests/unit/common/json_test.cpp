@@ -204,6 +204,13 @@ TEST(JsonRead, DuplicateKeysAreRefused)
   // an escaped quote and a colon, `"k" :` inside a value) do not count.
   EXPECT_EQ(R"(line 3, column 3: duplicate key k)",
             parse_failure("{\"s\": \"a\\\" \\\"k\\\" :\",\n  \"k\" : 1,\n  \"k\": 2}"));
+  // The parser names the duplicate before it looks for the colon: a name without one is
+  // still found where it is, not at the next string that has one.
+  EXPECT_EQ(R"(line 1, column 12: duplicate key ok)",
+            parse_failure(R"({"ok":true,"ok" "checks":[]})"));
+  // Names in arrays of objects, after values that are objects or arrays.
+  EXPECT_EQ(R"(line 1, column 28: duplicate key b in a[1])",
+            parse_failure(R"({"a":[{"b":[1,{}]},{"b":{},"b":1}]})"));
   // The same key in different objects is fine.
   EXPECT_NO_THROW((void)json::parse(R"({"a":{"a":1},"b":[{"a":1},{"a":2}]})"));
 }
