@@ -39,6 +39,7 @@ BoundedRead read_stream_bounded(int fd, size_t max_bytes);
 
 #pragma GCC visibility pop
 
+// After the pop on purpose: used only inside the library, so not exported to the CLI.
 namespace ibsetup::util {
 
 // Throws a usage error when fd is a terminal: reading would wait for typing, a forgotten pipe

@@ -157,7 +157,11 @@ struct Parser {
       // One device per run: a second name would leave which device the values are of, the one
       // the query is trusted by, to the order of the lines.
       auto name = device_name(value);
-      if (out.device && *out.device != name) {
+      // Compared as addresses where both are ("3b:00.0" is "0000:3b:00.0"), as the query is.
+      const auto same = [](const std::string& a, const std::string& b) {
+        return util::pci_address(a).value_or(a) == util::pci_address(b).value_or(b);
+      };
+      if (out.device && !same(*out.device, name)) {
         throw ParseError(number, std::string(raw));
       }
       out.device = std::move(name);

@@ -296,7 +296,8 @@ std::optional<std::string> SysfsReader::read_in(const std::string& dir,
 
 void SysfsReader::note_refusal(int error) const
 {
-  // Missing (ENOENT), a directory, a link (ELOOP under O_NOFOLLOW) or a refusal the kernel
+  // Missing (ENOENT), a link (ELOOP under O_NOFOLLOW), a directory in the live /sys (EISDIR;
+  // in a captured tree a directory opens, and is "not a regular file") or a refusal the kernel
   // gives routinely are "not there"; these say the file is there and cannot be read.
   if (error == EACCES || error == EPERM || error == EIO) {
     m_unreadable = std::strerror(error);

@@ -4,6 +4,17 @@
 
 namespace ibsetup::profile::detail {
 
+namespace {
+
+// The characters both kinds of name hold: ASCII letters, digits, '_', '.' and '-'.
+bool name_char(char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == '-';
+}
+
+}  // namespace
+
 std::string interface_name_problem(const std::string& name)
 {
   if (name.empty()) {
@@ -23,9 +34,7 @@ std::string interface_name_problem(const std::string& name)
   // ip prints children as "ib0.8001@ib0".
   for (size_t i = 0; i < name.size(); ++i) {
     const char c = name[i];
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '_' || c == '.' || (c == '-' && i > 0);
-    if (!ok) {
+    if (!name_char(c) || (c == '-' && i == 0)) {
       return "interface name '" + util::escape_text(name) + "' " +
              (c == '-' ? "starts with " : "contains ") + util::describe_char(name, i) +
              "; names may hold only ASCII letters, digits, '_', '.' and '-' (not first)";
@@ -46,17 +55,15 @@ std::string device_name_problem(const std::string& name)
     return "device name is empty";
   }
   if (name.size() > k_max) {
-    return "device name '" + util::escape_text(util::excerpt(name, 80)) + "' is " +
-           std::to_string(name.size()) + " bytes; an RDMA device name has at most 63";
+    // excerpt() ends a long name with its size: "'aaa... (108 bytes)'".
+    return "device name '" + util::excerpt(util::escape_text(name), 80) +
+           "' is longer than an RDMA device name's 63 bytes";
   }
   if (name == "." || name == "..") {
     return "'" + name + "' is not an RDMA device name";
   }
   for (size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '_' || c == '.' || c == '-';
-    if (!ok) {
+    if (!name_char(name[i])) {
       return "device name '" + util::escape_text(name) + "' contains " +
              util::describe_char(name, i) +
              "; RDMA device names (mlx5_0, hfi1_0) hold only ASCII letters, digits, '_', '.' "

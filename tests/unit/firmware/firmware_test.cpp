@@ -238,6 +238,7 @@ TEST(MstconfigParse, OneDeviceNamedTwiceIsOne)
   const auto out = parse_mstconfig(
       "PCI device: /sys/bus/pci/devices/0000:05:00.0/config\nDevice: 0000:05:00.0\n");
   EXPECT_EQ("0000:05:00.0", out.device.value_or("none"));
+  EXPECT_NO_THROW(parse_mstconfig("Device: 0000:3B:00.0\nDevice: 3b:00.0\n"));
 }
 
 TEST(MstconfigParse, LinkTypeValues)
