@@ -98,6 +98,21 @@ for case in "5 check $src/profiles/demo.yaml --node demo01 --no-peers --json --s
     fail=$((fail + 1))
   fi
 done
+# A sysfs file that is there but cannot be read (permission denied, for a user other than
+# root) is a warning naming it and why, not a silent null.
+tree=$(mktemp -d)
+chmod 755 "$tree"
+cp -a "$src/tests/fixtures/sysfs/hdr-2hca/." "$tree/"
+chmod 000 "$tree/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/infiniband/mlx5_0/fw_ver"
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" inspect --sysfs-root "$tree" 2>&1)
+code=$?
+if [ "$code" = 0 ] && grep -qF "warning: $tree/class/infiniband/mlx5_0/fw_ver: cannot read: Permission denied" <<<"$out"; then
+  pass=$((pass + 1))
+else
+  echo "FAIL inspect-unreadable-attribute: exit $code, output: $out"
+  fail=$((fail + 1))
+fi
+rm -rf "$tree"
 check show-node 0 'ib0 +- +datagram' -- show "$src/profiles/lab.yaml" --node lab01
 check show-json 0 '^\{"host":"lab02"' -- show --json "$src/profiles/lab.yaml" --node lab02
 check show-unknown 3 "host 'nope' is not in any node group" -- show "$src/profiles/lab.yaml" --node nope
