@@ -167,7 +167,9 @@ TEST(Profile, ShowTextEscapesDeviceNames)
   ResolvedNode node = resolve_node(p, "cn017");
   ASSERT_FALSE(node.hcas.empty());
   ASSERT_FALSE(node.interfaces.empty());
-  node.hcas[0].device.value = std::string("mlx5_0\xe2\x80\xae\xe2\x80\xa8" "cn02 ok");
+  node.hcas[0].device.value = std::string(
+      "mlx5_0\xe2\x80\xae\xe2\x80\xa8"
+      "cn02 ok");
   node.interfaces[0].device = std::string("x\x1b[2Jy");
   const std::string text = node_to_text(node);
   EXPECT_EQ(std::string::npos, text.find("\xe2\x80\xae")) << text;
@@ -183,8 +185,7 @@ TEST(Profile, LineEndings)
       "{version: 1, nodes: [{hosts: n1, interfaces: [{name: ib0, ipv4: 10.0.0.0/16}]}]}";
   EXPECT_NO_THROW(load_profile_text(one_line + "\r\n", "crlf1.yaml"));
   EXPECT_NO_THROW(load_profile_text(one_line + "\r", "cr1.yaml"));
-  EXPECT_NO_THROW(
-      load_profile_text("version: 1\r\nnodes:\r\n  - hosts: n1\r\n", "crlf.yaml"));
+  EXPECT_NO_THROW(load_profile_text("version: 1\r\nnodes:\r\n  - hosts: n1\r\n", "crlf.yaml"));
   try {
     load_profile_text("version: 1\rnodes:\r  - hosts: n1\r", "cr.yaml");
     FAIL() << "accepted";
