@@ -171,7 +171,9 @@ void check_pcie(const profile::HcaSpec& spec, const inventory::Device& d, std::v
           std::min(want_width == 0 ? *p.bridge_max_width : want_width, *p.bridge_max_width);
     }
     std::string why =
-        "card max x" + util::format_number(p.max_link_width.value_or(0)) + ", bridge max x" +
+        "card max x" +
+        (p.max_link_width ? util::format_number(*p.max_link_width) : std::string("?")) +
+        ", bridge max x" +
         (p.bridge_max_width ? util::format_number(*p.bridge_max_width) : std::string("?"));
     if (spec.pcie_width) {
       want_width = std::max(want_width, *spec.pcie_width);

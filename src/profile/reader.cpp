@@ -99,32 +99,30 @@ Setting<uint16_t> read_pkey(const Entry& e, Diagnostics& diags)
   return {pkey, e.value_mark};
 }
 
-Setting<std::string> read_ifname(const Entry& e, Diagnostics& diags)
+// A string that `problem` (interface_name_problem, device_name_problem) accepts.
+Setting<std::string> read_name(const Entry& e, Diagnostics& diags,
+                               std::string (*problem)(const std::string&))
 {
   auto name = read_string(e, diags);
   if (!name) {
     return {};
   }
-  const auto problem = interface_name_problem(*name);
-  if (!problem.empty()) {
-    diags.error(e.value_mark, e.path, problem);
+  const auto why = problem(*name);
+  if (!why.empty()) {
+    diags.error(e.value_mark, e.path, why);
     return {};
   }
   return name;
 }
 
+Setting<std::string> read_ifname(const Entry& e, Diagnostics& diags)
+{
+  return read_name(e, diags, interface_name_problem);
+}
+
 Setting<std::string> read_device_name(const Entry& e, Diagnostics& diags)
 {
-  auto name = read_string(e, diags);
-  if (!name) {
-    return {};
-  }
-  const auto problem = device_name_problem(*name);
-  if (!problem.empty()) {
-    diags.error(e.value_mark, e.path, problem);
-    return {};
-  }
-  return name;
+  return read_name(e, diags, device_name_problem);
 }
 
 void read_interface(const Entry& item, bool override, InterfaceSpec& spec, Diagnostics& diags)
