@@ -136,6 +136,9 @@ void unknown_link(std::vector<Result>& out, const char* id, const std::string& s
           " (profile)");
 }
 
+// The 6-bit width field of a PCIe config read that returned all ones.
+constexpr int k_width_all_ones = 63;
+
 void check_pcie(const profile::HcaSpec& spec, const inventory::Device& d, std::vector<Result>& out)
 {
   const std::string subject = d.name;
@@ -146,9 +149,11 @@ void check_pcie(const profile::HcaSpec& spec, const inventory::Device& d, std::v
   }
   // A maximum of 0 is not known either: a conventional PCI bridge (often what a VM's passed-
   // through HCA sits behind) shows 0, and taking it as the limit passed any width.
+  // A maximum of all ones (63, the 6-bit field of a config read that got no answer) is not
+  // known either.
   auto p = *d.pci;
   for (auto* v : {&p.max_link_width, &p.bridge_max_width}) {
-    if (*v && **v <= 0) {
+    if (*v && (**v <= 0 || **v == k_width_all_ones)) {
       v->reset();
     }
   }
@@ -159,7 +164,17 @@ void check_pcie(const profile::HcaSpec& spec, const inventory::Device& d, std::v
   }
   // The link can train no wider or faster than the slower end: the card or its bridge.
   // A virtual function's (or a link down's) width reads 0: unknown, as a missing file is.
-  if (!p.link_width || *p.link_width == 0) {
+  // A width of all ones is a config read that got no answer: a card that fell off the bus, or
+  // hung, reads 0xffff, and no link is 63 lanes wide. It fails with or without a minimum.
+  if (p.link_width && *p.link_width == k_width_all_ones) {
+    add(out, "pcie.width", subject, false,
+        spec.pcie_width ? "at least x" + util::format_number(*spec.pcie_width)
+                        : std::string("a working PCIe link"),
+        "x63",
+        subject +
+            ": PCIe link status reads all ones (x63): the card does not answer config reads "
+            "(removed from the bus, or hung?)");
+  } else if (!p.link_width || *p.link_width == 0) {
     unknown_link(out, "pcie.width", subject, "width",
                  spec.pcie_width
                      ? std::optional<std::string>("x" + util::format_number(*spec.pcie_width))

@@ -265,6 +265,32 @@ const Case k_cases[] = {
      "pcie.width",
      "mlx5_0",
      "mlx5_0: PCIe link x8, expected at least x16 (card max x?, bridge max x16, profile x16)"},
+    // A card that fell off the bus answers config reads with all ones: width 63, speed
+    // "Unknown". It fails with a minimum in the profile and without one (mlx5_1 has none);
+    // it passed mlx5_1 as "x63" before.
+    {"pcie_all_ones",
+     {{"class/infiniband/mlx5_0/device/current_link_width", "63"},
+      {"class/infiniband/mlx5_0/device/current_link_speed", "Unknown"}},
+     "pcie.width",
+     "mlx5_0",
+     "mlx5_0: PCIe link status reads all ones (x63): the card does not answer config reads "
+     "(removed from the bus, or hung?)",
+     nullptr,
+     "pcie.speed"},
+    {"pcie_all_ones_no_minimum",
+     {{"class/infiniband/mlx5_1/device/current_link_width", "63"},
+      {"class/infiniband/mlx5_1/device/current_link_speed", "Unknown"}},
+     "pcie.width",
+     "mlx5_1",
+     "mlx5_1: PCIe link status reads all ones (x63): the card does not answer config reads "
+     "(removed from the bus, or hung?)"},
+    // A card max of all ones is no limit: unknown.
+    {"pcie_card_max_all_ones",
+     {{"class/infiniband/mlx5_1/device/max_link_width", "63"},
+      {"class/infiniband/mlx5_1/device/current_link_width", "4"}},
+     "pcie.width",
+     "mlx5_1",
+     "mlx5_1: PCIe link x4, expected at least x16 (card max x?, bridge max x16)"},
     // A conventional PCI bridge shows max_link_width 0 (a VM's passed-through HCA): not a
     // limit. It used to make any width pass ("bridge max x0").
     {"pcie_bridge_width_zero",
