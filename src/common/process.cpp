@@ -1,6 +1,8 @@
 #include <ibsetup/error.hpp>
 
+#include "common/bounded_read.hpp"
 #include "common/process.hpp"
+#include "common/strings.hpp"
 #include "common/termination_guard.hpp"
 
 #include <dirent.h>
@@ -26,10 +28,24 @@ const char* const k_clean_path = "/usr/sbin:/usr/bin:/sbin:/bin";
 
 namespace {
 
-bool is_executable_file(const std::string& path)
+// Whether path is a program to run; if not and why is given, why it is not.
+bool is_executable_file(const std::string& path, std::string* why = nullptr)
 {
   struct stat st {};
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+  const char* problem = nullptr;
+  std::string kind;
+  if (stat(path.c_str(), &st) != 0) {
+    problem = std::strerror(errno);
+  } else if (!S_ISREG(st.st_mode)) {
+    kind = std::string("is ") + util::file_kind(st.st_mode) + ", not a program";
+    problem = kind.c_str();
+  } else if (access(path.c_str(), X_OK) != 0) {
+    problem = "is not executable";
+  }
+  if (problem != nullptr && why != nullptr) {
+    *why = problem;
+  }
+  return problem == nullptr;
 }
 
 class Pipe {
@@ -211,13 +227,16 @@ std::string ProcessResult::describe(std::chrono::milliseconds timeout) const
   return s.str();
 }
 
-std::optional<std::string> find_program(const std::string& name)
+std::optional<std::string> find_program(const std::string& name, std::string* why)
 {
   if (name.empty()) {
+    if (why != nullptr) {
+      *why = "is an empty program name";
+    }
     return std::nullopt;
   }
   if (name.find('/') != std::string::npos) {
-    return is_executable_file(name) ? std::optional<std::string>(name) : std::nullopt;
+    return is_executable_file(name, why) ? std::optional<std::string>(name) : std::nullopt;
   }
   std::istringstream dirs(k_clean_path);
   std::string dir;
@@ -227,6 +246,9 @@ std::optional<std::string> find_program(const std::string& name)
       return candidate;
     }
   }
+  if (why != nullptr) {
+    *why = std::string("not found in ") + k_clean_path;
+  }
   return std::nullopt;
 }
 
@@ -235,10 +257,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   if (argv.empty()) {
     throw Error(ErrorKind::internal, "run_process: empty argv");
   }
-  const auto program = find_program(argv[0]);
+  std::string why;
+  const auto program = find_program(argv[0], &why);
   if (!program) {
-    throw EnvironmentError(argv[0] + ": no such program (searched " +
-                           (argv[0].find('/') != std::string::npos ? argv[0] : k_clean_path) + ")");
+    throw EnvironmentError(util::escape_text(argv[0]) + ": " + why);
   }
   ProcessResult result;
   result.program = *program;

@@ -41,8 +41,10 @@ struct ProcessResult {
 };
 
 // The executable path for name: name itself when it contains '/', else the first match in
-// k_clean_path. nullopt when there is no such executable file.
-std::optional<std::string> find_program(const std::string& name);
+// k_clean_path. nullopt when there is no such executable file, and then, if why is given, why
+// in words that follow the name: "No such file or directory", "is a directory, not a program",
+// "is not executable", "not found in /usr/sbin:...".
+std::optional<std::string> find_program(const std::string& name, std::string* why = nullptr);
 
 // Runs argv (argv[0] is looked up with find_program) with stdin from /dev/null, in its own
 // process group, and returns once the child has exited, not when its pipes close: what the

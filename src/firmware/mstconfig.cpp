@@ -218,30 +218,11 @@ private:
 
 }  // namespace
 
-namespace {
-
-// Why find_program refused --mstconfig's value, in the words of the case.
-std::string why_not_a_program(const std::string& program)
-{
-  if (program.find('/') == std::string::npos) {
-    return std::string("not found in ") + k_clean_path;
-  }
-  struct stat st {};
-  if (::stat(program.c_str(), &st) != 0) {
-    return std::strerror(errno);
-  }
-  if (!S_ISREG(st.st_mode)) {
-    return std::string("is ") + util::file_kind(st.st_mode) + ", not a program";
-  }
-  return "is not executable";
-}
-
-}  // namespace
-
 std::unique_ptr<Tool> make_mstconfig(const std::string& program, std::chrono::milliseconds timeout)
 {
   const std::string name = program.empty() ? "mstconfig" : program;
-  const auto path = find_program(name);
+  std::string why;
+  const auto path = find_program(name, &why);
   if (!path) {
     if (program.empty()) {
       throw EnvironmentError(std::string("mstconfig is not installed (not found in ") +
@@ -249,7 +230,7 @@ std::unique_ptr<Tool> make_mstconfig(const std::string& program, std::chrono::mi
                              "); install the mstflint package (apt-get/dnf install mstflint), or "
                              "give its path with --mstconfig PATH");
     }
-    throw EnvironmentError(util::escape_text(program) + ": " + why_not_a_program(program) +
+    throw EnvironmentError(util::escape_text(program) + ": " + why +
                            " (--mstconfig); mstconfig comes with the mstflint package");
   }
   return std::make_unique<Mstconfig>(*path, timeout);

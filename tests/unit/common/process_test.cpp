@@ -111,6 +111,29 @@ TEST(Process, MissingProgramThrows)
   EXPECT_FALSE(find_program("ibsetup-no-such-program"));
 }
 
+// The refusal says why, and a hostile name is escaped: it said "no such program" for a file
+// that is there but not executable, and printed the name raw.
+TEST(Process, MissingProgramSaysWhy)
+{
+  const auto message = [](const std::string& name) {
+    try {
+      run_process({name});
+    } catch (const EnvironmentError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("ibsetup-no-such-program"),
+            std::string("ibsetup-no-such-program: not found in ") + k_clean_path);
+  EXPECT_EQ(message("/nonexistent/mstconfig"), "/nonexistent/mstconfig: No such file or directory");
+  EXPECT_EQ(message("/etc/passwd"), "/etc/passwd: is not executable");
+  EXPECT_EQ(message("/tmp"), "/tmp: is a directory, not a program");
+  EXPECT_EQ(message("/no/such/\x1b[2J"), "/no/such/\\x1b[2J: No such file or directory");
+  std::string why;
+  EXPECT_FALSE(find_program("", &why));
+  EXPECT_EQ(why, "is an empty program name");
+}
+
 TEST(Process, StdinIsEmpty)
 {
   const auto r = run_process({"cat"});
