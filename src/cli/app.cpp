@@ -243,14 +243,16 @@ unsigned groups_for(int argc, char** argv)
 // already failed keeps its own code, and is told all the same: a failed check whose report
 // went nowhere must leave a trace for Slurm's or NHC's log. apply has said so itself (and
 // moved its report to standard error).
-int finish_output(int code)
+int finish_output(int code, const SafeOutput& safe_output)
 {
   errno = 0;
   std::cout.flush();
   if (std::cout.good()) {
     return code;
   }
-  const int error = errno;
+  // The first failed write's reason: a stream that failed earlier (check's report cut half-
+  // way) writes nothing at this flush, and errno says nothing.
+  const int error = safe_output.stdout_error() != 0 ? safe_output.stdout_error() : errno;
   if (!output_loss_said()) {
     print_error(std::string("cannot write to standard output") +
                 (error != 0 ? std::string(": ") + std::strerror(error) : std::string()) +
@@ -426,7 +428,7 @@ int run(int argc, char** argv)
   ignore_write_signals();
   hold_standard_descriptors();
   const SafeOutput safe_output;
-  return finish_output(run_command(argc, argv));
+  return finish_output(run_command(argc, argv), safe_output);
 }
 
 }  // namespace ibsetup::cli

@@ -3,6 +3,7 @@
 #include "common/strings.hpp"
 
 #include <algorithm>
+#include <cerrno>
 
 namespace ibsetup::cli {
 
@@ -37,6 +38,14 @@ EscapingBuf::~EscapingBuf()
   finish();
 }
 
+bool EscapingBuf::note(bool ok)
+{
+  if (!ok && m_error == 0) {
+    m_error = errno;
+  }
+  return ok;
+}
+
 bool EscapingBuf::drain(bool all)
 {
   const size_t keep = all ? 0 : incomplete_tail(m_pending);
@@ -46,14 +55,15 @@ bool EscapingBuf::drain(bool all)
   const std::string out =
       util::escape_text(std::string_view(m_pending).substr(0, m_pending.size() - keep), true);
   const auto wrote = m_target->sputn(out.data(), static_cast<std::streamsize>(out.size()));
+  const bool ok = note(wrote == static_cast<std::streamsize>(out.size()));
   m_pending.erase(0, m_pending.size() - keep);
-  return wrote == static_cast<std::streamsize>(out.size());
+  return ok;
 }
 
 void EscapingBuf::finish()
 {
   drain(true);
-  m_target->pubsync();
+  note(m_target->pubsync() == 0);
 }
 
 EscapingBuf::int_type EscapingBuf::overflow(int_type c)
@@ -75,7 +85,7 @@ std::streamsize EscapingBuf::xsputn(const char* s, std::streamsize n)
 int EscapingBuf::sync()
 {
   const bool ok = drain(false);
-  return m_target->pubsync() == 0 && ok ? 0 : -1;
+  return note(m_target->pubsync() == 0) && ok ? 0 : -1;
 }
 
 SafeOutput::SafeOutput()

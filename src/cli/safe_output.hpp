@@ -23,6 +23,9 @@ public:
 
   // Writes everything held back, an incomplete UTF-8 sequence included (as escapes).
   void finish();
+  // The errno of the first write to the target that failed, 0 if none did: once a stream has
+  // failed it writes nothing more, so the reason is lost unless kept here.
+  int first_error() const { return m_error; }
 
 protected:
   int_type overflow(int_type c) override;
@@ -34,8 +37,12 @@ private:
   // stream in front sets badbit as it would without this buffer.
   bool drain(bool all);
 
+  // Keeps errno after a failed write to the target.
+  bool note(bool ok);
+
   std::streambuf* m_target;
   std::string m_pending;
+  int m_error = 0;
 };
 
 // Puts an EscapingBuf in front of std::cout and std::cerr for its lifetime.
@@ -45,6 +52,9 @@ public:
   ~SafeOutput();
   SafeOutput(const SafeOutput&) = delete;
   SafeOutput& operator=(const SafeOutput&) = delete;
+
+  // Why a write to standard output failed (EscapingBuf::first_error).
+  int stdout_error() const { return m_out->first_error(); }
 
 private:
   std::streambuf* m_cout;

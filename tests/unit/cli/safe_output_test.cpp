@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <sstream>
 
 using ibsetup::cli::EscapingBuf;
@@ -37,10 +38,22 @@ TEST(SafeOutput, Utf8SplitAcrossWritesPassesWhole)
 }
 
 // A target that takes nothing, as a pipe whose reader has gone (EPIPE).
+// A target whose writes fail as a full disk's do, and then as a closed descriptor's.
 class ClosedBuf : public std::streambuf {
 protected:
-  std::streamsize xsputn(const char* /*s*/, std::streamsize /*n*/) override { return 0; }
-  int_type overflow(int_type /*c*/) override { return traits_type::eof(); }
+  std::streamsize xsputn(const char* /*s*/, std::streamsize /*n*/) override
+  {
+    errno = m_calls++ == 0 ? ENOSPC : EBADF;
+    return 0;
+  }
+  int_type overflow(int_type /*c*/) override
+  {
+    errno = EBADF;
+    return traits_type::eof();
+  }
+
+private:
+  int m_calls = 0;
 };
 
 TEST(SafeOutput, AFailedWriteReachesTheStream)
@@ -51,6 +64,20 @@ TEST(SafeOutput, AFailedWriteReachesTheStream)
   std::ostream out(&buf);
   out << "report line\n" << std::flush;
   EXPECT_TRUE(out.bad());
+}
+
+TEST(SafeOutput, KeepsTheFirstFailedWritesErrno)
+{
+  // check's report cut half-way: the stream writes nothing more, and errno at the end says
+  // nothing, so finish_output asks the guard why.
+  ClosedBuf target;
+  EscapingBuf buf(&target);
+  EXPECT_EQ(buf.first_error(), 0);
+  std::ostream out(&buf);
+  out << "first line\n";
+  out.clear();
+  out << "second line\n" << std::flush;
+  EXPECT_EQ(buf.first_error(), ENOSPC);
 }
 
 }  // namespace
