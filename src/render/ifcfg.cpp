@@ -7,10 +7,14 @@
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <vector>
 
 namespace ibsetup::render {
 
 namespace {
+
+// A template of nothing but bad placeholders must not make a message of megabytes.
+constexpr size_t k_max_template_problems = 10;
 
 bool is_bare(char c)
 {
@@ -80,10 +84,11 @@ std::string fill_template(const std::string& text,
   std::istringstream in(text);
   std::string line;
   int number = 0;
-  // Where in the template, as an editor's "file:line:column" (the column in bytes, from 1).
-  const auto at = [&](size_t column) {
-    return util::escape_text(name) + ":" + std::to_string(number) + ":" +
-           std::to_string(column + 1) + ": ";
+  // Every bad placeholder, so that one edit fixes them all: the first as an editor's
+  // "file:line:column" (the column in bytes, from 1), the others as "line:column" after it.
+  std::vector<std::string> problems;
+  const auto problem = [&](size_t column, const std::string& what) {
+    problems.push_back(std::to_string(number) + ":" + std::to_string(column + 1) + ": " + what);
   };
   while (std::getline(in, line)) {
     ++number;
@@ -101,7 +106,8 @@ std::string fill_template(const std::string& text,
       }
       const size_t close = line.find("}}", open);
       if (close == std::string::npos) {
-        throw EnvironmentError(at(open) + "'{{' without '}}'");
+        problem(open, "'{{' without '}}'");
+        break;
       }
       const std::string key = line.substr(open + 2, close - open - 2);
       bool known = false;
@@ -113,11 +119,10 @@ std::string fill_template(const std::string& text,
         }
       }
       if (!known) {
-        throw EnvironmentError(at(open) + "unknown key {{" + util::escape_text(key) + "}}");
-      }
-      if (inside_quotes(line, open)) {
-        throw EnvironmentError(at(open) + "{{" + util::escape_text(key) +
-                               "}} is inside quotes; ibsetup quotes the values it fills in");
+        problem(open, "unknown key {{" + util::escape_text(key) + "}}");
+      } else if (inside_quotes(line, open)) {
+        problem(open, "{{" + util::escape_text(key) +
+                          "}} is inside quotes; ibsetup quotes the values it fills in");
       }
       complete = complete && !value.empty();
       filled += line.substr(pos, open - pos) + shell_quote(value);
@@ -126,6 +131,20 @@ std::string fill_template(const std::string& text,
     if (complete) {
       out += filled + "\n";
     }
+  }
+  if (!problems.empty()) {
+    std::string message = util::escape_text(name) + ":" + problems[0];
+    const size_t shown = std::min<size_t>(problems.size(), k_max_template_problems);
+    for (size_t i = 1; i < shown; ++i) {
+      message += (i == 1 ? " (also " : "; ") + problems[i];
+    }
+    if (problems.size() > shown) {
+      message += "; and " + std::to_string(problems.size() - shown) + " more";
+    }
+    if (problems.size() > 1) {
+      message += ")";
+    }
+    throw EnvironmentError(message);
   }
   return out;
 }

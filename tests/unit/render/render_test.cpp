@@ -117,6 +117,37 @@ TEST(Render, TemplateErrorsNameTheLine)
   }
 }
 
+// Every bad placeholder is named, so that one edit fixes them all: it named the first only.
+TEST(Render, TemplateErrorsNameEveryBadLine)
+{
+  try {
+    render::fill_template("A={{NOPE}} B={{X}}\n## {{IGNORED}}\nC='{{B}}'\nD={{B\nE={{B}}\n",
+                          {{"B", "1"}}, "ifcfg-ib");
+    FAIL();
+  } catch (const EnvironmentError& e) {
+    EXPECT_STREQ(
+        "ifcfg-ib:1:3: unknown key {{NOPE}} (also 1:14: unknown key {{X}}; 3:4: {{B}} "
+        "is inside quotes; ibsetup quotes the values it fills in; 4:3: '{{' without "
+        "'}}')",
+        e.what());
+  }
+  // At most ten are listed, then a count.
+  std::string many;
+  for (int i = 0; i < 25; ++i) {
+    many += "A={{NOPE}}\n";
+  }
+  try {
+    render::fill_template(many, {}, "t");
+    FAIL();
+  } catch (const EnvironmentError& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.rfind("t:1:3: unknown key {{NOPE}} (also 2:3: ", 0), 0U) << message;
+    EXPECT_NE(message.find("; 10:3: unknown key {{NOPE}}; and 15 more)"), std::string::npos)
+        << message;
+    EXPECT_EQ(message.find("11:3"), std::string::npos) << message;
+  }
+}
+
 TEST(Render, HostsFragment)
 {
   const auto f = render::render_hosts(lab(), "");
