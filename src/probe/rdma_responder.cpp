@@ -5,151 +5,30 @@
 #include "probe/rdma_responder.hpp"
 
 #include "common/sockaddr.hpp"
-#include "os/rdma_dl.hpp"
-#include "probe/rdma_endpoint.hpp"
-#include "probe/rdma_logic.hpp"
-#include "probe/rdma_perf.hpp"
-#include "probe/rdma_perf_endpoint.hpp"
+#include "probe/rdma_responder_loop.hpp"
 
 #include <ibsetup/error.hpp>
-#include <ibsetup/rdma_check.hpp>
 
-#include <arpa/inet.h>
 #include <poll.h>
 
-#include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <limits>
-#include <map>
-#include <memory>
-#include <optional>
 #include <thread>
+#include <vector>
 
 namespace ibsetup::check {
 
 namespace {
-
-using rdma::Clock;
-using rdma::Deadline;
-using rdma::SessionKind;
-
-struct Connection {
-  rdma_cm_id* id = nullptr;
-  SessionKind kind = SessionKind::pingpong;
-  uint32_t size = 0;
-  std::unique_ptr<rdma::Endpoint> endpoint;  // ping-pong
-  std::unique_ptr<rdma::PerfEndpoint> perf;  // bandwidth, latency
-  std::string peer;
-  Deadline idle;
-  Deadline cap;
-  Clock::time_point started;
-  // A latency session's last message (or its start): it is busy-polled only right after one.
-  Clock::time_point last_recv;
-  uint64_t echoes = 0;
-  // Ping-pong echoes posted whose completion has not been read yet.
-  uint32_t sends = 0;
-  // This responder's number for the connection: an rdma_cm_id freed by drop() is often the
-  // next connection's, so a pointer does not say which connection a polled descriptor was.
-  uint64_t serial = 0;
-  // A ping-pong client disconnected with echoes in flight: served until then (or until they
-  // complete) from the main loop, which no single client may hold.
-  std::optional<Deadline> closing;
-};
-
-// Milliseconds for a Deadline, whose budget is an int: what a library caller passes in
-// seconds (ResponderOptions) may be more than an int of milliseconds holds.
-int clamp_ms(long long ms)
-{
-  return static_cast<int>(std::clamp<long long>(ms, 0, std::numeric_limits<int>::max()));
-}
-
-// How long a disconnected ping-pong session waits for its last echo's completion: the QP stays
-// connected until drop(), so a completion the disconnect overtook still arrives.
-constexpr auto k_closing_wait = std::chrono::milliseconds(200);
-
-// Receives a latency session keeps posted: the echo goes out before its receive is posted again.
-constexpr int k_lat_recvs = 2;
-
-// A latency session is busy-polled for this long after its last message: a measuring client
-// sends back to back, so the spin lasts its run; a client that only trickles messages in
-// must not pin a core for the session's whole time cap.
-constexpr auto k_lat_spin = std::chrono::milliseconds(1);
-// Out of the spin, the CQs (which have no completion channel) are looked at after naps this
-// long: short for a second after a message, longer after that.
-constexpr int k_lat_nap_recent_ms = 1;
-constexpr int k_lat_nap_ms = 10;
-constexpr auto k_lat_recent = std::chrono::seconds(1);
-
-const char* kind_name(SessionKind kind)
-{
-  return kind == SessionKind::bandwidth ? "bandwidth"
-         : kind == SessionKind::latency ? "latency"
-                                        : "ping-pong";
-}
-
-class Responder {
-public:
-  Responder(const ResponderOptions& options, const std::function<void(const std::string&)>& log,
-            const std::atomic<bool>* stop = nullptr)
-      : m_options(options), m_log(log), m_stop(stop)
-  {
-  }
-  ~Responder()
-  {
-    while (!m_connections.empty()) {
-      drop(m_connections.begin()->first, "");
-    }
-    if (m_listener != nullptr) {
-      rdma_destroy_id(m_listener);
-    }
-    if (m_channel != nullptr) {
-      rdma_destroy_event_channel(m_channel);
-    }
-  }
-  Responder(const Responder&) = delete;
-  Responder& operator=(const Responder&) = delete;
-
-  void listen();
-  int serve();
-  uint16_t port() const { return ntohs(rdma_get_src_port(m_listener)); }
-
-private:
-  void on_event(rdma_cm_id* id, rdma_cm_event_type type,
-                const std::optional<rdma::SessionRequest>& request);
-  void accept(rdma_cm_id* id, const std::optional<rdma::SessionRequest>& request);
-  void refuse(rdma_cm_id* id, const std::string& peer, const std::string& why);
-  // closing: the peer has gone; only echoes already sent are counted, nothing is posted.
-  void on_completions(Connection& c, bool closing = false);
-  // False when the connection was dropped.
-  bool spin(Connection& c);
-  // True when a latency session had a message within k_lat_spin.
-  bool spin_latency_sessions();
-  // How long serve() may block before the latency sessions' CQs are looked at again; -1: none.
-  int latency_nap_ms(Clock::time_point now) const;
-  void finished(const Connection& c);
-  void echoed(const Connection& c, uint32_t bytes);
-  void drop(rdma_cm_id* id, const std::string& why);
-  void expire(Clock::time_point now);
-  // Connections waiting for a disconnected client's last echo (closing), or the others.
-  size_t count(bool closing) const;
-
-  const ResponderOptions& m_options;
-  const std::function<void(const std::string&)>& m_log;
-  const std::atomic<bool>* m_stop;
-  rdma_event_channel* m_channel = nullptr;
-  rdma_cm_id* m_listener = nullptr;
-  std::map<rdma_cm_id*, Connection> m_connections;
-  uint64_t m_next_serial = 0;
-  int m_served = 0;
-};
 
 std::string where(const ResponderOptions& o)
 {
   return (o.bind.empty() ? std::string("every address") : o.bind) + " port " +
          std::to_string(o.port);
 }
+
+}  // namespace
+
+namespace responder {
 
 void Responder::listen()
 {
@@ -363,128 +242,6 @@ void Responder::on_event(rdma_cm_id* id, rdma_cm_event_type type,
   }
 }
 
-void Responder::echoed(const Connection& c, uint32_t bytes)
-{
-  ++m_served;
-  m_log("echoed " + std::to_string(bytes) + " bytes to " + c.peer);
-}
-
-void Responder::on_completions(Connection& c, bool closing)
-{
-  for (const auto& wc : c.endpoint->completions()) {
-    // By wr_id: a send that failed (the client gone) ends the wait for it too.
-    if (wc.wr_id == rdma::Endpoint::k_send_id && c.sends > 0) {
-      --c.sends;
-    }
-    if (closing) {
-      if (wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_SEND) {
-        echoed(c, wc.byte_len);
-      }
-      continue;  // the receive posted for a next ping is flushed: not an error
-    }
-    if (wc.status != IBV_WC_SUCCESS) {
-      drop(c.id, std::string("work completion: ") + ibv_wc_status_str(wc.status));
-      return;
-    }
-    c.idle = Deadline(Clock::now(), m_options.idle_ms);
-    try {
-      if (wc.opcode == IBV_WC_RECV) {
-        std::memcpy(c.endpoint->send_buffer(), c.endpoint->recv_buffer(), wc.byte_len);
-        // The client may ping again on the same connection.
-        c.endpoint->post_recv();
-        c.endpoint->post_send(wc.byte_len);
-        ++c.sends;
-      } else if (wc.opcode == IBV_WC_SEND) {
-        echoed(c, wc.byte_len);
-      }
-    } catch (const std::runtime_error& e) {
-      drop(c.id, e.what());
-      return;
-    }
-  }
-}
-
-// A latency session's completions, busy-polled: a message goes back as it came, no larger.
-bool Responder::spin(Connection& c)
-{
-  ibv_wc wc[4];
-  try {
-    const int got = c.perf->poll(wc, 4);
-    for (int k = 0; k < got; ++k) {
-      if (wc[k].status == IBV_WC_WR_FLUSH_ERR) {
-        continue;  // the client disconnected; its event follows
-      }
-      if (wc[k].status != IBV_WC_SUCCESS) {
-        drop(c.id, std::string("work completion: ") + ibv_wc_status_str(wc[k].status));
-        return false;
-      }
-      if (wc[k].opcode == IBV_WC_RECV) {
-        // The echo first: the receives posted ahead (k_lat_recvs) cover the client's next
-        // message until this one is posted again.
-        c.perf->post_send(wc[k].byte_len, true);
-        c.perf->post_recv(c.size);
-        c.last_recv = Clock::now();
-        c.idle = Deadline(c.last_recv, m_options.idle_ms);
-        ++c.echoes;
-      }
-    }
-  } catch (const std::runtime_error& e) {
-    drop(c.id, e.what());
-    return false;
-  }
-  return true;
-}
-
-// The latency sessions' CQs, with nothing else in the loop while messages keep arriving: the
-// time between a message's arrival and its echo is all a latency test measures of the
-// responder. One look only when none has had a message within k_lat_spin.
-bool Responder::spin_latency_sessions()
-{
-  std::vector<Connection*> sessions;
-  for (auto& [id, c] : m_connections) {
-    if (c.kind == SessionKind::latency) {
-      sessions.push_back(&c);
-    }
-  }
-  if (sessions.empty()) {
-    return false;
-  }
-  const auto hot = [&sessions](Clock::time_point now) {
-    return std::any_of(sessions.begin(), sessions.end(),
-                       [now](const Connection* c) { return now - c->last_recv < k_lat_spin; });
-  };
-  const auto until = Clock::now() + k_lat_spin;
-  for (unsigned turn = 1;; ++turn) {
-    for (auto* c : sessions) {
-      if (!spin(*c)) {
-        return true;  // the map changed under the pointers; the loop comes back at once
-      }
-    }
-    // The clock every 64 turns: under emulation a clock read costs as much as a poll.
-    if (turn % 64 == 0 || turn == 1) {
-      const auto now = Clock::now();
-      if (!hot(now)) {
-        return false;
-      }
-      if (now >= until) {
-        return true;
-      }
-    }
-  }
-}
-
-int Responder::latency_nap_ms(Clock::time_point now) const
-{
-  int nap = -1;
-  for (const auto& [id, c] : m_connections) {
-    if (c.kind == SessionKind::latency) {
-      const int ms = now - c.last_recv < k_lat_recent ? k_lat_nap_recent_ms : k_lat_nap_ms;
-      nap = nap < 0 ? ms : std::min(nap, ms);
-    }
-  }
-  return nap;
-}
-
 void Responder::expire(Clock::time_point now)
 {
   std::vector<std::pair<rdma_cm_id*, std::string>> over;
@@ -594,12 +351,12 @@ int Responder::serve()
   }
 }
 
-}  // namespace
+}  // namespace responder
 
 int run_responder(const ResponderOptions& options,
                   const std::function<void(const std::string&)>& log)
 {
-  Responder responder(options, log);
+  responder::Responder responder(options, log);
   responder.listen();
   return responder.serve();
 }
@@ -611,7 +368,7 @@ struct BackgroundResponder::Impl {
   ResponderOptions options;
   std::function<void(const std::string&)> log = [](const std::string&) {};
   std::atomic<bool> stop{false};
-  Responder responder;
+  responder::Responder responder;
   std::thread thread;
 };
 
