@@ -15,15 +15,18 @@ namespace {
 
 const char* const k_live_root = "/sys";
 
-std::string foreign_warning(const Foreign& f, bool adopt)
+std::string foreign_warning(const Foreign& f, bool adopt, bool stopped)
 {
-  // With --adopt, a profile left alone is one that NetworkManager could also activate on
-  // interfaces the profile does not declare (nm/claims.hpp, Claim::shared).
+  // With --adopt, a profile left alone by a run that got to adopting is one that
+  // NetworkManager could also activate on interfaces the profile does not declare
+  // (nm/claims.hpp, Claim::shared). A run that stopped first cannot say which it was.
   return "profile '" + f.id + "' (" + f.uuid + ") also claims " + f.interface +
-         (adopt ? "; left alone, even with --adopt: it is also a candidate for IPoIB interfaces "
-                  "the profile does not declare (bound by match.interface-name, or by nothing); "
-                  "bind it to one interface, or remove it by hand"
-                : "; left alone (--adopt replaces it)");
+         (!adopt    ? "; left alone (--adopt replaces it)"
+          : stopped ? "; not adopted: the run stopped first (see the error)"
+                    : "; left alone, even with --adopt: it is also a candidate for IPoIB "
+                      "interfaces the profile does not declare (bound by "
+                      "match.interface-name, or by nothing); bind it to one interface, or "
+                      "remove it by hand");
 }
 
 // Reads this host again and plans what is left. The NetworkManager backend never deletes
@@ -110,7 +113,7 @@ void apply_networkmanager(const profile::ResolvedNode& node, const std::string& 
         std::find(out.report.done.begin(), out.report.done.end(),
                   "would delete foreign " + f.id + " (" + f.uuid + ")") != out.report.done.end();
     if (f.saved.empty() && !listed) {
-      out.warnings.push_back(foreign_warning(f, options.adopt));
+      out.warnings.push_back(foreign_warning(f, options.adopt, !out.report.ok()));
     }
   }
   if (!out.report.ok()) {

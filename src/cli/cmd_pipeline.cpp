@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -102,10 +103,16 @@ void print_networkmanager(const apply::NodeOutcome& out, const std::string& host
     for (const auto& line : report.not_converged) {
       std::cerr << "  not converged: " << util::escape_text(line) << '\n';
     }
+    // "Rolled back" only when every undo said ok: a checkpoint NetworkManager no longer held,
+    // or a profile that could not be restored, leaves the node part-way.
+    const bool undone = std::none_of(
+        report.rollback.begin(), report.rollback.end(),
+        [](const std::string& l) { return l.find(" ... failed") != std::string::npos; });
     print_error(report.failure + "; " +
-                (report.checkpoint.empty()
-                     ? std::string("nothing was changed")
-                     : "rolled back through checkpoint " + report.checkpoint));
+                (report.checkpoint.empty() ? std::string("nothing was changed")
+                 : undone                  ? "rolled back through checkpoint " + report.checkpoint
+                                           : "rollback through checkpoint " + report.checkpoint +
+                                " not confirmed: a step of it failed (see the lines above)"));
   }
 }
 
@@ -266,7 +273,7 @@ int PipelineCommands::apply()
   }
   o.on_backend = [this](const apply::BackendPick& pick) {
     if (!m_quiet) {
-      std::cerr << "ibsetup: backend " << pick.why << '\n';
+      std::cerr << "ibsetup: backend " << util::escape_text(pick.why) << '\n';
     }
   };
   o.on_firmware = [this, &host](const firmware::StepOutcome& outcome) {

@@ -125,7 +125,10 @@ GAsyncResult* Client::wait(Pending& pending, const std::string& what, unsigned t
 GPtr<NMConnection> Client::stored_settings(NMRemoteConnection* remote)
 {
   GError* error = nullptr;
-  const char* path = nm_connection_get_path(NM_CONNECTION(remote));
+  const char* path = remote != nullptr ? nm_connection_get_path(NM_CONNECTION(remote)) : nullptr;
+  if (path == nullptr) {
+    throw CallError("read back: NetworkManager no longer holds the profile");
+  }
   GVariant* reply = g_dbus_connection_call_sync(
       nm_client_get_dbus_connection(m_client), NM_DBUS_SERVICE, path,
       NM_DBUS_INTERFACE_SETTINGS_CONNECTION, "GetSettings", nullptr, G_VARIANT_TYPE("(a{sa{sv}})"),
@@ -199,6 +202,10 @@ void Client::deactivate(NMActiveConnection* active)
 
 void Client::activate(NMRemoteConnection* remote, NMDevice* device, unsigned timeout_s)
 {
+  if (remote == nullptr) {
+    // NetworkManager would choose a profile for the device itself: not ibsetup's to start.
+    throw CallError("activate: NetworkManager no longer holds the profile");
+  }
   Pending p;
   nm_client_activate_connection_async(m_client, NM_CONNECTION(remote), device, nullptr,
                                       p.cancellable, on_ready, &p);

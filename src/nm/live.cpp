@@ -336,6 +336,20 @@ void adopt(Session& s, Client& client, const Options& options, Report& report,
   }
 }
 
+// ibsetup's own profile as NetworkManager holds it now: someone else (nmcli, Ansible) may
+// have deleted it since the survey. A null here crashed the read-back, and activating a null
+// profile lets NetworkManager pick any profile for the device, which was then reported as
+// ibsetup's.
+NMRemoteConnection* held(Client& client, const Item& item)
+{
+  NMRemoteConnection* have = nm_client_get_connection_by_uuid(client.get(), item.uuid.c_str());
+  if (have == nullptr) {
+    throw CallError("NetworkManager no longer holds " + item.id + " (" + item.uuid +
+                    "): it was deleted during the run");
+  }
+  return have;
+}
+
 void store(Session& s, Client& client, std::vector<Item>& items, const Options& options)
 {
   for (auto& item : items) {
@@ -350,7 +364,7 @@ void store(Session& s, Client& client, std::vector<Item>& items, const Options& 
       s.done("add " + item.id + " (" + item.uuid + ")");
     } else {
       s.step("update " + item.id);
-      NMRemoteConnection* have = nm_client_get_connection_by_uuid(client.get(), item.uuid.c_str());
+      NMRemoteConnection* have = held(client, item);
       s.journal({Undo::Kind::updated, item.uuid, item.id,
                  to_settings(client.stored_settings(have).get())});
       client.update(have, settings.get(), !options.activate);
@@ -382,7 +396,7 @@ void activate(Session& s, Client& client, const std::vector<Item>& items, const 
       continue;
     }
     s.step("activate " + item.id);
-    NMRemoteConnection* have = nm_client_get_connection_by_uuid(client.get(), item.uuid.c_str());
+    NMRemoteConnection* have = held(client, item);
     // A pkey child's device is created by NetworkManager on activation.
     NMDevice* device = item.spec->parent ? nullptr : client.device(item.spec->name);
     client.activate(have, device, options.activation_timeout_s);

@@ -348,6 +348,62 @@ expect "steps quicker than --rollback-timeout: no checkpoint left" \
   "$(busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" get-property org.freedesktop.NetworkManager \
       /org/freedesktop/NetworkManager org.freedesktop.NetworkManager Checkpoints 2>&1)" "ao 0"
 
+checkpoints() {
+  busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" get-property org.freedesktop.NetworkManager \
+    /org/freedesktop/NetworkManager org.freedesktop.NetworkManager Checkpoints 2>&1
+}
+# Waits until the run in the background has made its checkpoint: it has read NetworkManager
+# (the survey comes first), and sleeps --step-delay-ms before each step after.
+wait_for_checkpoint() {
+  for _ in $(seq 200); do [ "$(checkpoints)" != "ao 0" ] && return; sleep 0.05; done
+}
+
+# Someone (nmcli, Ansible) deletes ibsetup's own profile after ibsetup read NetworkManager and
+# before it updates it: an error that says so, and a rollback. It crashed (exit 139: the
+# read-back of a null profile) and left its checkpoint to block every run for 120 s.
+nmcli connection modify ibsetup-ib0.8001 infiniband.mtu 1500 >/dev/null
+"$ibsetup" apply "$profile" --node nm01 --lock-file "$work/lock" --no-activate \
+  --step-delay-ms 1500 >"$work/gone.out" 2>&1 &
+pid=$!
+wait_for_checkpoint
+nmcli connection delete ibsetup-ib0.8001 >/dev/null
+wait "$pid"
+expect "own profile deleted before its update: exit 7" "$?" 7
+contains "own profile deleted before its update: said so" "$(cat "$work/gone.out")" \
+  "error: update ibsetup-ib0.8001: NetworkManager no longer holds ibsetup-ib0.8001 ($uuid_child): it was deleted during the run; rolled back through checkpoint"
+expect "own profile deleted before its update: no checkpoint left" "$(checkpoints)" "ao 0"
+
+# The same before its activation (after the three read-backs, 3 x 3 s after the checkpoint,
+# while activate sleeps its 3 s): NetworkManager, given no profile, activated whichever it
+# liked for ib0 (here an Ethernet profile of the admin's, autoconnect off), and ibsetup
+# reported "activate ibsetup-ib0 ... ok".
+nmcli connection add type ethernet ifname ib0 con-name eth-on-ib0 connection.autoconnect no \
+  ipv4.method manual ipv4.addresses 192.0.2.1/24 ipv6.method disabled >/dev/null
+apply --no-activate -q >/dev/null 2>&1
+"$ibsetup" apply "$profile" --node nm01 --lock-file "$work/lock" --step-delay-ms 3000 \
+  >"$work/gone.out" 2>&1 &
+pid=$!
+wait_for_checkpoint
+sleep 10.5
+nmcli connection delete ibsetup-ib0 >/dev/null
+wait "$pid"
+expect "own profile deleted before its activation: exit 7" "$?" 7
+contains "own profile deleted before its activation: said so" "$(cat "$work/gone.out")" \
+  "error: activate ibsetup-ib0: NetworkManager no longer holds ibsetup-ib0"
+expect "own profile deleted before its activation: nothing activated" \
+  "$(grep -c 'activate .* ok' "$work/gone.out")" 0
+nmcli connection delete eth-on-ib0 >/dev/null
+
+# NetworkManager rolled back by itself (--rollback-timeout shorter than a step): the failure
+# no longer ends "rolled back through checkpoint", which the rollback line above contradicted.
+nmcli connection delete ibsetup-ib1 >/dev/null 2>&1
+out=$(apply --no-activate --rollback-timeout 1 --step-delay-ms 2500 2>&1)
+expect "checkpoint gone: exit 7" "$?" 7
+contains "checkpoint gone: the rollback line says so" "$out" \
+  "... failed: NetworkManager no longer holds it"
+contains "checkpoint gone: not called rolled back" "$out" \
+  " not confirmed: a step of it failed (see the lines above)"
+expect "checkpoint gone: no 'rolled back through'" "$(grep -c 'rolled back through' <<<"$out")" 0
 
 echo "nm live: $pass passed, $fail failed"
 [ "$fail" = 0 ]
