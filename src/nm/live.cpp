@@ -265,6 +265,17 @@ std::vector<Item> survey(Client& client, const profile::ResolvedNode& node,
     item.uuid = plugin::connection_uuid(cluster, node.host, i.name);
     item.want = build_connection(i, item.uuid);
     NMRemoteConnection* have = nm_client_get_connection_by_uuid(client.get(), item.uuid.c_str());
+    if (have != nullptr &&
+        !nm_connection_is_type(NM_CONNECTION(have), NM_SETTING_INFINIBAND_SETTING_NAME)) {
+      // ibsetup's UUIDs are derived from names anyone can read (a copied keyfile keeps its
+      // UUID): a profile of another type holding one is not ibsetup's to rewrite.
+      const char* type = nm_connection_get_connection_type(NM_CONNECTION(have));
+      throw EnvironmentError(
+          "profile '" + setting_string(NM_CONNECTION(have), nm_setting_connection_get_id) + "' (" +
+          item.uuid + ", type " + (type != nullptr ? type : "none") +
+          ") holds the UUID ibsetup uses for " + i.name +
+          "; ibsetup rewrites only InfiniBand profiles: give it another UUID or delete it");
+    }
     if (have != nullptr) {
       item.exists = true;
       item.differs = differences(item.want.get(), client.stored_settings(have).get());

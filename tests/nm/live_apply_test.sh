@@ -186,6 +186,11 @@ nmcli device set ib0 managed yes
 out=$(DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/nobus apply --dry-run 2>&1)
 contains "auto: no system bus -> netlink" "$out" \
   "backend netlink: no D-Bus system bus at $work/nobus (No such file or directory), so NetworkManager is not running"
+# The address comes from the environment: a newline in it cannot forge a line of its own.
+out=$(DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/nobus
+ibsetup: error: forged" apply --dry-run 2>&1)
+contains "auto: bus address escaped" "$out" "no D-Bus system bus at $work/nobus\\nibsetup: error: forged ("
+expect "auto: bus address cannot forge a line" "$(grep -c '^ibsetup: error: forged' <<<"$out")" 0
 # Without a bus the plugin is not even loaded (issue 15: loading libnm cost 14 ms): a plugin
 # path that does not exist changes nothing.
 out=$(IBSETUP_NM_PLUGIN=$work/no-plugin.so DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/nobus \
@@ -396,6 +401,7 @@ nmcli connection delete eth-on-ib0 >/dev/null
 
 # NetworkManager rolled back by itself (--rollback-timeout shorter than a step): the failure
 # no longer ends "rolled back through checkpoint", which the rollback line above contradicted.
+uuid_ib1=$(uuid ibsetup-ib1)
 nmcli connection delete ibsetup-ib1 >/dev/null 2>&1
 out=$(apply --no-activate --rollback-timeout 1 --step-delay-ms 2500 2>&1)
 expect "checkpoint gone: exit 7" "$?" 7
@@ -404,6 +410,21 @@ contains "checkpoint gone: the rollback line says so" "$out" \
 contains "checkpoint gone: not called rolled back" "$out" \
   " not confirmed: a step of it failed (see the lines above)"
 expect "checkpoint gone: no 'rolled back through'" "$(grep -c 'rolled back through' <<<"$out")" 0
+
+# An Ethernet profile that holds the UUID ibsetup derives for ib1 (a copied keyfile keeps its
+# UUID) is not ibsetup's to rewrite: exit 4 before any change. It was turned into ibsetup-ib1,
+# without a warning and without --adopt.
+nmcli connection add type ethernet ifname eth5 con-name my-eth connection.uuid "$uuid_ib1" \
+  ipv4.method manual ipv4.addresses 198.51.100.7/24 ipv6.method disabled >/dev/null
+snapshot "$conns" >"$work/before"
+out=$(apply --no-activate 2>&1)
+expect "UUID held by an Ethernet profile: exit 4" "$?" 4
+contains "UUID held by an Ethernet profile: said so" "$out" \
+  "profile 'my-eth' ($uuid_ib1, type 802-3-ethernet) holds the UUID ibsetup uses for ib1; ibsetup rewrites only InfiniBand profiles"
+snapshot "$conns" >"$work/after"
+expect "UUID held by an Ethernet profile: NetworkManager as before" \
+  "$(diff "$work/before" "$work/after")" ""
+nmcli connection delete my-eth >/dev/null
 
 echo "nm live: $pass passed, $fail failed"
 [ "$fail" = 0 ]
