@@ -188,8 +188,8 @@ PipelineCommands::PipelineCommands(CLI::App& app)
   // every later apply then fails on.
   m_apply
       ->add_option("--rollback-timeout", m_rollback_timeout,
-                   "NetworkManager backend: seconds after which NetworkManager rolls back by "
-                   "itself if ibsetup dies (1-86400, default 120)")
+                   "NetworkManager backend: seconds after which NetworkManager rolls back its "
+                   "checkpoint by itself if ibsetup dies (1-86400, default 120)")
       ->check(CLI::Range(1, 86400));
   m_apply
       ->add_option("--wait", m_wait, "Wait up to SECONDS for another apply to finish (default 0)")
