@@ -117,7 +117,13 @@ void apply_networkmanager(const profile::ResolvedNode& node, const std::string& 
     }
   }
   if (!out.report.ok()) {
-    out.result = ErrorKind::apply_failed;
+    // Refused before a checkpoint existed (another tool's checkpoint holds the device): nothing
+    // was changed, so it is the host's problem (4), not an apply that failed and was rolled
+    // back. An interrupted run stays 7, as documented for every interruption.
+    out.result =
+        out.report.checkpoint.empty() && !(options.steps.interrupted && options.steps.interrupted())
+            ? ErrorKind::environment
+            : ErrorKind::apply_failed;
   }
 }
 
@@ -140,7 +146,13 @@ void apply_netlink(const profile::ResolvedNode& node, const NodeOptions& options
   out.report = apply_plan(*out.plan, *backend, replan, options.steps);
   out.ran = true;
   if (!out.report.ok()) {
-    out.result = ErrorKind::apply_failed;
+    // Refused before a checkpoint existed (another tool's checkpoint holds the device): nothing
+    // was changed, so it is the host's problem (4), not an apply that failed and was rolled
+    // back. An interrupted run stays 7, as documented for every interruption.
+    out.result =
+        out.report.checkpoint.empty() && !(options.steps.interrupted && options.steps.interrupted())
+            ? ErrorKind::environment
+            : ErrorKind::apply_failed;
   }
 }
 

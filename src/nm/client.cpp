@@ -254,7 +254,14 @@ std::string Client::checkpoint_create(const std::vector<NMDevice*>& devices,
   GPtr<NMCheckpoint> cp(nm_client_checkpoint_create_finish(
       m_client, wait(p, "create checkpoint", m_timeout_s), &error));
   if (!cp) {
-    throw CallError("cannot create a checkpoint: " + take_message(error));
+    std::string why = take_message(error);
+    if (why.find("already included in checkpoint") != std::string::npos) {
+      // Another tool's, or a killed ibsetup's: NetworkManager rolls it back when it expires.
+      why +=
+          " (another tool's, or left by an apply that was killed; it ends at its rollback "
+          "timeout)";
+    }
+    throw CallError("cannot create a checkpoint: " + why);
   }
   return nm_object_get_path(NM_OBJECT(cp.get()));
 }

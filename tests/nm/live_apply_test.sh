@@ -426,5 +426,21 @@ expect "UUID held by an Ethernet profile: NetworkManager as before" \
   "$(diff "$work/before" "$work/after")" ""
 nmcli connection delete my-eth >/dev/null
 
+# Another tool's checkpoint (or a killed apply's) already holds the devices: nothing is
+# changed, so exit 4 (the host's problem), not 7 (an apply that failed and was rolled back).
+other=$(busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.freedesktop.NetworkManager \
+  /org/freedesktop/NetworkManager org.freedesktop.NetworkManager CheckpointCreate aouu 0 300 0 |
+  sed 's/^o "\(.*\)"$/\1/')
+snapshot "$conns" >"$work/before"
+out=$(apply --no-activate 2>&1)
+expect "checkpoint held by another tool: exit 4" "$?" 4
+contains "checkpoint held by another tool: said so" "$out" \
+  "is already included in checkpoint $other (another tool's, or left by an apply that was killed; it ends at its rollback timeout); nothing was changed"
+snapshot "$conns" >"$work/after"
+expect "checkpoint held by another tool: NetworkManager as before" \
+  "$(diff "$work/before" "$work/after")" ""
+busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.freedesktop.NetworkManager \
+  /org/freedesktop/NetworkManager org.freedesktop.NetworkManager CheckpointDestroy o "$other"
+
 echo "nm live: $pass passed, $fail failed"
 [ "$fail" = 0 ]
