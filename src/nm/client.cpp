@@ -1,6 +1,7 @@
 #include "nm/client.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace ibsetup::nm {
 
@@ -70,7 +71,14 @@ Client::Client(unsigned call_timeout_s)
   if (m_client == nullptr) {
     g_main_context_pop_thread_default(m_context);
     g_main_context_unref(m_context);
-    throw CallError("cannot reach NetworkManager on the system D-Bus: " + take_message(error));
+    // Which bus: DBUS_SYSTEM_BUS_ADDRESS overrides the standard socket, and a wrong one in the
+    // environment is the usual cause.
+    const char* env = std::getenv("DBUS_SYSTEM_BUS_ADDRESS");
+    throw CallError("cannot reach NetworkManager on the system D-Bus (" +
+                    (env != nullptr && *env != '\0'
+                         ? "DBUS_SYSTEM_BUS_ADDRESS=" + std::string(env)
+                         : std::string("unix:path=/var/run/dbus/system_bus_socket")) +
+                    "): " + take_message(error));
   }
 }
 

@@ -199,6 +199,10 @@ contains "auto: no system bus, plugin not loaded" "$out" "so NetworkManager is n
 # A bus address libnm must judge (not a plain unix:path) still goes through the plugin.
 out=$(DBUS_SYSTEM_BUS_ADDRESS=unix:abstract=ibsetup-nobus-$$ apply --dry-run 2>&1)
 contains "auto: other address forms -> libnm" "$out" "backend netlink: cannot reach NetworkManager"
+# Asked for by name, the error says which bus it tried.
+out=$(DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/nobus apply --backend networkmanager --dry-run 2>&1)
+contains "networkmanager without its bus: the address named" "$out" \
+  "error: cannot reach NetworkManager on the system D-Bus (DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/nobus): "
 
 # 7. Offline keyfiles for the same input give NetworkManager the same profiles.
 "$ibsetup" apply "$profile" --node nm01 --lock-file "$work/lock" --no-activate -q
