@@ -78,7 +78,7 @@ Client::Client(unsigned call_timeout_s)
                     (env != nullptr && *env != '\0'
                          ? "DBUS_SYSTEM_BUS_ADDRESS=" + std::string(env)
                          : std::string("unix:path=/var/run/dbus/system_bus_socket")) +
-                    "): " + take_message(error));
+                    "): " + failed(error));
   }
 }
 
@@ -119,11 +119,21 @@ std::vector<NMRemoteConnection*> Client::connections() const
   return out;
 }
 
+std::string Client::failed(GError* error)
+{
+  // GLib's own D-Bus call timeout may come before wait()'s: NetworkManager is just as hung.
+  if (error != nullptr && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT) != FALSE) {
+    m_no_answer = true;
+  }
+  return take_message(error);
+}
+
 GAsyncResult* Client::wait(Pending& pending, const std::string& what, unsigned timeout_s)
 {
   if (!run_until(m_context, timeout_s, [&] { return pending.result != nullptr; })) {
     g_cancellable_cancel(pending.cancellable);
     run_until(m_context, 5, [&] { return pending.result != nullptr; });
+    m_no_answer = true;
     throw CallError(what + ": NetworkManager did not answer within " + std::to_string(timeout_s) +
                     " s");
   }
@@ -142,13 +152,13 @@ GPtr<NMConnection> Client::stored_settings(NMRemoteConnection* remote)
       NM_DBUS_INTERFACE_SETTINGS_CONNECTION, "GetSettings", nullptr, G_VARIANT_TYPE("(a{sa{sv}})"),
       G_DBUS_CALL_FLAGS_NONE, static_cast<int>(m_timeout_s * 1000), nullptr, &error);
   if (reply == nullptr) {
-    throw CallError(std::string("read back ") + path + ": " + take_message(error));
+    throw CallError(std::string("read back ") + path + ": " + failed(error));
   }
   VariantPtr settings(g_variant_get_child_value(reply, 0));
   g_variant_unref(reply);
   GPtr<NMConnection> c(nm_simple_connection_new_from_dbus(settings.get(), &error));
   if (!c) {
-    throw CallError(std::string("read back ") + path + ": " + take_message(error));
+    throw CallError(std::string("read back ") + path + ": " + failed(error));
   }
   return c;
 }
@@ -165,7 +175,7 @@ GPtr<NMRemoteConnection> Client::add(GVariant* settings, bool block_autoconnect,
   GPtr<NMRemoteConnection> remote(nm_client_add_connection2_finish(
       m_client, wait(p, "add connection", m_timeout_s), nullptr, &error));
   if (!remote) {
-    throw CallError(take_message(error));
+    throw CallError(failed(error));
   }
   return remote;
 }
@@ -181,7 +191,7 @@ void Client::update(NMRemoteConnection* remote, GVariant* settings, bool block_a
   GVariant* out = nm_remote_connection_update2_finish(
       remote, wait(p, "update connection", m_timeout_s), &error);
   if (out == nullptr) {
-    throw CallError(take_message(error));
+    throw CallError(failed(error));
   }
   g_variant_unref(out);
 }
@@ -193,7 +203,7 @@ void Client::remove(NMRemoteConnection* remote)
   GError* error = nullptr;
   if (!nm_remote_connection_delete_finish(remote, wait(p, "delete connection", m_timeout_s),
                                           &error)) {
-    throw CallError(take_message(error));
+    throw CallError(failed(error));
   }
 }
 
@@ -204,7 +214,7 @@ void Client::deactivate(NMActiveConnection* active)
   GError* error = nullptr;
   if (!nm_client_deactivate_connection_finish(
           m_client, wait(p, "deactivate connection", m_timeout_s), &error)) {
-    throw CallError(take_message(error));
+    throw CallError(failed(error));
   }
 }
 
@@ -221,7 +231,7 @@ void Client::activate(NMRemoteConnection* remote, NMDevice* device, unsigned tim
   GPtr<NMActiveConnection> active(nm_client_activate_connection_finish(
       m_client, wait(p, "activate connection", m_timeout_s), &error));
   if (!active) {
-    throw CallError(take_message(error));
+    throw CallError(failed(error));
   }
   NMActiveConnection* a = active.get();
   const auto settled = [a] {
@@ -262,7 +272,7 @@ std::string Client::checkpoint_create(const std::vector<NMDevice*>& devices,
   GPtr<NMCheckpoint> cp(nm_client_checkpoint_create_finish(
       m_client, wait(p, "create checkpoint", m_timeout_s), &error));
   if (!cp) {
-    std::string why = take_message(error);
+    std::string why = failed(error);
     if (why.find("already included in checkpoint") != std::string::npos) {
       // Another tool's, or a killed ibsetup's: NetworkManager rolls it back when it expires.
       why +=
@@ -282,7 +292,7 @@ std::vector<std::string> Client::checkpoint_rollback(const std::string& path)
   GHashTable* results = nm_client_checkpoint_rollback_finish(
       m_client, wait(p, "roll back checkpoint", m_timeout_s), &error);
   if (results == nullptr) {
-    throw CallError(take_message(error));
+    throw CallError(failed(error));
   }
   auto failed = rollback_failures(results, m_checkpoint_devices);
   g_hash_table_unref(results);
@@ -324,7 +334,7 @@ void Client::checkpoint_adjust(const std::string& path, unsigned seconds)
   GError* error = nullptr;
   if (!nm_client_checkpoint_adjust_rollback_timeout_finish(
           m_client, wait(p, "adjust the checkpoint's rollback timeout", m_timeout_s), &error)) {
-    throw CallError(take_message(error));
+    throw CallError(failed(error));
   }
 }
 
@@ -335,7 +345,7 @@ void Client::checkpoint_destroy(const std::string& path)
   GError* error = nullptr;
   if (!nm_client_checkpoint_destroy_finish(m_client, wait(p, "destroy checkpoint", m_timeout_s),
                                            &error)) {
-    throw CallError(take_message(error));
+    throw CallError(failed(error));
   }
 }
 

@@ -40,6 +40,9 @@ public:
   // in time (hung, stopped), when libnm's cache is empty and every survey would read nothing.
   bool answered() const;
   NMClient* get() const { return m_client; }
+  // A call of this run got no answer within the call timeout: NetworkManager is hung or
+  // stopped, and every further call would wait as long.
+  bool stopped_answering() const { return m_no_answer; }
 
   NMDevice* device(const std::string& ifname) const;
   std::vector<NMRemoteConnection*> connections() const;
@@ -66,10 +69,13 @@ public:
 
 private:
   GAsyncResult* wait(Pending& pending, const std::string& what, unsigned timeout_s);
+  // take_message(error), noting a call that timed out (stopped_answering).
+  std::string failed(GError* error);
 
   GMainContext* m_context = nullptr;
   NMClient* m_client = nullptr;
   unsigned m_timeout_s;
+  bool m_no_answer = false;
   // The checkpoint's devices by D-Bus path: a rollback names them by interface even when one
   // is gone by then.
   std::map<std::string, std::string> m_checkpoint_devices;

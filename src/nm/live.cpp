@@ -158,6 +158,14 @@ public:
             m_report.checkpoint,
             m_options.rollback_timeout_s + (activation ? m_options.activation_timeout_s : 0));
       } catch (const CallError& e) {
+        if (m_client.stopped_answering()) {
+          // Hung, not gone: the checkpoint is still there, and NetworkManager rolls it back by
+          // itself once it answers again and the timeout has run out.
+          throw CallError(
+              "NetworkManager stopped answering (hung or stopped?) while it holds "
+              "checkpoint " +
+              m_report.checkpoint + ": " + e.what());
+        }
         m_checkpoint_gone = true;
         throw CallError("NetworkManager no longer holds checkpoint " + m_report.checkpoint +
                         " (it rolled back by itself, more than " +
@@ -200,6 +208,21 @@ private:
 
 void Session::undo()
 {
+  if (m_client.stopped_answering()) {
+    // Each call would wait the whole call timeout again (a SIGTERM then took 50 s to end the
+    // run), and none would be answered: say what is left, and to whom.
+    if (!m_report.checkpoint.empty()) {
+      note("roll back checkpoint " + m_report.checkpoint +
+           " ... failed: not tried, NetworkManager is not answering; it rolls the checkpoint "
+           "back by itself " +
+           std::to_string(m_options.rollback_timeout_s) +
+           " s after the last step, and applies fail until then");
+    }
+    for (auto it = m_journal.rbegin(); it != m_journal.rend(); ++it) {
+      note("undo " + it->id + " ... failed: not tried, NetworkManager is not answering");
+    }
+    return;
+  }
   if (!m_report.checkpoint.empty() && m_checkpoint_gone) {
     note("roll back checkpoint " + m_report.checkpoint +
          " ... failed: NetworkManager no longer holds it; the journal below restores the "

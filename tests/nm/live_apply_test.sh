@@ -430,6 +430,33 @@ expect "UUID held by an Ethernet profile: NetworkManager as before" \
   "$(diff "$work/before" "$work/after")" ""
 nmcli connection delete my-eth >/dev/null
 
+# NetworkManager hangs (SIGSTOP) after the run's first change: the run says so, tries no more
+# calls (each waited 25 s again, and a SIGTERM took 50 s to end the run), and leaves the
+# rollback to NetworkManager's own timeout, which deletes the profile added. It was reported
+# as "NetworkManager no longer holds checkpoint (it rolled back by itself ...)" while the
+# checkpoint was still there, and the run ended "rolled back through checkpoint".
+nmcli connection delete ibsetup-ib0 >/dev/null 2>&1
+snapshot "$conns" >"$work/before"
+"$ibsetup" apply "$profile" --node nm01 --lock-file "$work/lock" --no-activate \
+  --rollback-timeout 3 --step-delay-ms 1000 >"$work/hung.out" 2>&1 &
+pid=$!
+for _ in $(seq 200); do grep -q "add ibsetup-ib.* ok" "$work/hung.out" && break; sleep 0.05; done
+kill -STOP "$NM_PID"
+wait "$pid"
+code=$?
+kill -CONT "$NM_PID"
+expect "NetworkManager hung mid-run: exit 7" "$code" 7
+contains "NetworkManager hung mid-run: said so" "$(cat "$work/hung.out")" \
+  "NetworkManager stopped answering (hung or stopped?) while it holds checkpoint"
+contains "NetworkManager hung mid-run: the rollback left to it" "$(cat "$work/hung.out")" \
+  "... failed: not tried, NetworkManager is not answering; it rolls the checkpoint back by itself 3 s after the last step"
+contains "NetworkManager hung mid-run: not called rolled back" "$(cat "$work/hung.out")" \
+  " not confirmed: a step of it failed"
+for _ in $(seq 100); do [ "$(checkpoints)" = "ao 0" ] && break; sleep 0.1; done
+snapshot "$conns" >"$work/after"
+expect "NetworkManager hung mid-run: as before once it rolled back" \
+  "$(diff "$work/before" "$work/after")" ""
+
 # Another tool's checkpoint (or a killed apply's) already holds the devices: nothing is
 # changed, so exit 4 (the host's problem), not 7 (an apply that failed and was rolled back).
 other=$(busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.freedesktop.NetworkManager \
