@@ -158,6 +158,12 @@ public:
             m_report.checkpoint,
             m_options.rollback_timeout_s + (activation ? m_options.activation_timeout_s : 0));
       } catch (const CallError& e) {
+        if (!m_client.running()) {
+          throw CallError(
+              "NetworkManager is not running any more (it exited, or its D-Bus bus "
+              "went away): " +
+              std::string(e.what()));
+        }
         if (m_client.stopped_answering()) {
           // Hung, not gone: the checkpoint is still there, and NetworkManager rolls it back by
           // itself once it answers again and the timeout has run out.
@@ -208,6 +214,20 @@ private:
 
 void Session::undo()
 {
+  if (!m_client.running()) {
+    // libnm empties its cache when NetworkManager's name goes: a profile added would look
+    // "already removed by the checkpoint" while its keyfile is still on disk.
+    if (!m_report.checkpoint.empty()) {
+      note("roll back checkpoint " + m_report.checkpoint +
+           " ... failed: not tried, NetworkManager is not running any more");
+    }
+    for (auto it = m_journal.rbegin(); it != m_journal.rend(); ++it) {
+      note("undo " + it->id +
+           " ... failed: not tried, NetworkManager is not running any more (re-run apply once "
+           "it is back)");
+    }
+    return;
+  }
   if (m_client.stopped_answering()) {
     // Each call would wait the whole call timeout again (a SIGTERM then took 50 s to end the
     // run), and none would be answered: say what is left, and to whom.

@@ -473,5 +473,24 @@ expect "checkpoint held by another tool: NetworkManager as before" \
 busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.freedesktop.NetworkManager \
   /org/freedesktop/NetworkManager org.freedesktop.NetworkManager CheckpointDestroy o "$other"
 
+# Last, as it ends NetworkManager: it exits mid-run. libnm empties its cache then, so the
+# profile added looked "already removed by the checkpoint" while its keyfile stayed on disk,
+# and the run ended "rolled back". Now nothing more is tried, and the lines say so.
+nmcli connection delete ibsetup-ib0 ibsetup-ib1 >/dev/null 2>&1
+"$ibsetup" apply "$profile" --node nm01 --lock-file "$work/lock" --no-activate \
+  --step-delay-ms 1000 >"$work/gone.out" 2>&1 &
+pid=$!
+for _ in $(seq 200); do grep -q "add ibsetup-ib.* ok" "$work/gone.out" && break; sleep 0.05; done
+kill -TERM "$NM_PID"
+wait "$NM_PID" 2>/dev/null
+wait "$pid"
+expect "NetworkManager gone mid-run: exit 7" "$?" 7
+contains "NetworkManager gone mid-run: said so" "$(cat "$work/gone.out")" \
+  "NetworkManager is not running any more (it exited, or its D-Bus bus went away)"
+contains "NetworkManager gone mid-run: the undo not tried" "$(cat "$work/gone.out")" \
+  "... failed: not tried, NetworkManager is not running any more (re-run apply once it is back)"
+expect "NetworkManager gone mid-run: nothing called removed" \
+  "$(grep -c 'already removed by the checkpoint' "$work/gone.out")" 0
+
 echo "nm live: $pass passed, $fail failed"
 [ "$fail" = 0 ]
