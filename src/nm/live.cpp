@@ -14,7 +14,11 @@
 #include "nm/plugin.hpp"
 #include "nm/sequence.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <set>
 
@@ -109,19 +113,39 @@ std::string save_keyfile(NMConnection* c, const std::string& dir)
   return dir + "/" + f.path;
 }
 
-// --adopt-dir must be a directory, or be one that can be made: checked before any change, so
-// that a dry run says so and a real run stops with nothing changed (exit 4) rather than
-// failing mid-way and rolling back (exit 7).
-void check_adopt_dir(const std::string& dir)
+// --adopt-dir must be a directory, or be one that can be made, where the copies of uuids can
+// be written: checked before any change, so that a dry run says so and a real run stops with
+// nothing changed (exit 4) rather than failing mid-way and rolling back (exit 7).
+void check_adopt_dir(const std::string& dir, const std::vector<std::string>& uuids)
 {
   namespace fs = std::filesystem;
   std::error_code ec;
-  for (fs::path at = fs::absolute(dir, ec);; at = at.parent_path()) {
+  const fs::path target = fs::absolute(dir, ec);
+  for (fs::path at = target;; at = at.parent_path()) {
     const auto st = fs::status(at, ec);
     if (fs::exists(st)) {
       if (!fs::is_directory(st)) {
         throw EnvironmentError("--adopt-dir " + dir + ": " + at.string() +
                                " is not a directory; nothing was changed");
+      }
+      // A read-only mount refuses root too (EROFS).
+      if (::access(at.c_str(), W_OK) != 0) {
+        throw EnvironmentError("--adopt-dir " + dir + ": " + at.string() + " is not writable (" +
+                               std::strerror(errno) + "); nothing was changed");
+      }
+      for (const auto& uuid : uuids) {
+        if (at != target) {
+          break;  // made by the run: empty
+        }
+        render::RenderedFile copy;
+        copy.path = uuid + ".nmconnection";
+        copy.content = std::string(render::k_marker) + "\n";
+        copy.mode = 0600;
+        try {
+          render::check_file(dir, copy);  // refuses a file ibsetup did not write, as the copy will
+        } catch (const EnvironmentError& e) {
+          throw EnvironmentError("--adopt-dir " + dir + ": " + e.what() + "; nothing was changed");
+        }
       }
       return;
     }
@@ -531,7 +555,13 @@ Report plugin::apply_node(const profile::ResolvedNode& node, const std::string& 
     throw EnvironmentError(std::string("reading NetworkManager's profiles: ") + e.what());
   }
   if (options.adopt && !report.foreign.empty()) {
-    check_adopt_dir(options.adopt_dir);
+    std::vector<std::string> adopted;
+    for (const auto& f : report.foreign) {
+      if (shared.count(f.uuid) == 0) {
+        adopted.push_back(f.uuid);
+      }
+    }
+    check_adopt_dir(options.adopt_dir, adopted);
   }
   if (options.dry_run) {
     // The steps a real run takes, in its order (sequence.cpp), so that a dry run that lists

@@ -13,7 +13,7 @@ fi
 # shellcheck source=nm_harness.sh
 . "$(dirname "$0")/nm_harness.sh"
 work=$(mktemp -d)
-trap 'nm_stop; rm -rf "$work"' EXIT
+trap 'nm_stop; umount "$work/readonly" 2>/dev/null; rm -rf "$work"' EXIT
 . "$(dirname "${BASH_SOURCE[0]}")/../scripts/expect.sh"
 contains() {
   if [[ "$2" == *"$3"* ]]; then pass=$((pass + 1)); echo "ok   $1"; else
@@ -118,7 +118,14 @@ expect "--adopt, dry run: no 'left alone' warning" "$(grep -c 'left alone' <<<"$
 # run used to fail at the adoption and roll back, exit 7).
 : >"$work/a-file"
 ln -s "$work/nowhere" "$work/dangling"
-for dir in "$work/a-file" "$work/a-file/sub" "$work/dangling/sub"; do
+# So is one where the copy cannot be written: a file of its name ibsetup did not write, a
+# read-only mount (which passed the dry run, then failed mid-way, exit 7 after a rollback).
+mkdir -p "$work/taken" "$work/readonly"
+echo "the admin's own notes" >"$work/taken/$site_uuid.nmconnection"
+mount --bind "$work/readonly" "$work/readonly"
+mount -o remount,bind,ro "$work/readonly"
+for dir in "$work/a-file" "$work/a-file/sub" "$work/dangling/sub" "$work/taken" "$work/readonly" \
+  "$work/readonly/sub"; do
   for run in --dry-run --no-activate; do
     out=$(apply "$run" --adopt --adopt-dir "$dir" 2>&1)
     expect "--adopt-dir $dir, $run: exit 4" "$?" 4
@@ -126,6 +133,14 @@ for dir in "$work/a-file" "$work/a-file/sub" "$work/dangling/sub"; do
   done
 done
 expect "--adopt-dir refused: site-ib1 still there" "$(uuid site-ib1)" "$site_uuid"
+contains "--adopt-dir with a file ibsetup did not write: named" \
+  "$(apply --dry-run --adopt --adopt-dir "$work/taken" 2>&1)" \
+  "$work/taken/$site_uuid.nmconnection exists and was not written by ibsetup"
+expect "--adopt-dir with a file ibsetup did not write: kept" \
+  "$(cat "$work/taken/$site_uuid.nmconnection")" "the admin's own notes"
+contains "--adopt-dir read-only: named" "$(apply --dry-run --adopt --adopt-dir "$work/readonly" 2>&1)" \
+  "--adopt-dir $work/readonly: $work/readonly is not writable (Read-only file system)"
+umount "$work/readonly"
 # An --adopt whose activation fails puts the foreign profile back too.
 snapshot "$conns" >"$work/before"
 apply --adopt --adopt-dir "$work/adopted1" >/dev/null 2>"$work/err"
