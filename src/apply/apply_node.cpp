@@ -106,6 +106,10 @@ void apply_networkmanager(const profile::ResolvedNode& node, const std::string& 
   }
   out.report = nm::apply_node(node, cluster, o);
   out.ran = true;
+  // Adopting comes right after the checkpoint: a run that failed making it, or while adopting,
+  // cannot say whether a foreign profile not adopted was one --adopt leaves alone.
+  const bool stopped_first = !out.report.ok() && (out.report.checkpoint.empty() ||
+                                                  out.report.failure.compare(0, 6, "adopt ") == 0);
   for (const auto& f : out.report.foreign) {
     // Left alone; a dry run with --adopt lists the deletion in done instead.
     const bool listed =
@@ -113,7 +117,7 @@ void apply_networkmanager(const profile::ResolvedNode& node, const std::string& 
         std::find(out.report.done.begin(), out.report.done.end(),
                   "would delete foreign " + f.id + " (" + f.uuid + ")") != out.report.done.end();
     if (f.saved.empty() && !listed) {
-      out.warnings.push_back(foreign_warning(f, options.adopt, !out.report.ok()));
+      out.warnings.push_back(foreign_warning(f, options.adopt, stopped_first));
     }
   }
   if (!out.report.ok()) {
@@ -146,13 +150,7 @@ void apply_netlink(const profile::ResolvedNode& node, const NodeOptions& options
   out.report = apply_plan(*out.plan, *backend, replan, options.steps);
   out.ran = true;
   if (!out.report.ok()) {
-    // Refused before a checkpoint existed (another tool's checkpoint holds the device): nothing
-    // was changed, so it is the host's problem (4), not an apply that failed and was rolled
-    // back. An interrupted run stays 7, as documented for every interruption.
-    out.result =
-        out.report.checkpoint.empty() && !(options.steps.interrupted && options.steps.interrupted())
-            ? ErrorKind::environment
-            : ErrorKind::apply_failed;
+    out.result = ErrorKind::apply_failed;
   }
 }
 

@@ -60,14 +60,30 @@ apply::BackendRequest backend_request(const std::string& flag)
   return apply::BackendRequest::automatic;
 }
 
+// A rollback line that says its undo happened. Judged by the line's end, which the undo writes:
+// an id (a foreign profile's is anyone's) may contain " ... failed" itself.
+bool undo_ok(const std::string& line)
+{
+  const auto ends = [&line](const std::string& tail) {
+    return line.size() >= tail.size() &&
+           line.compare(line.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  return ends(" ... ok") || ends(" ... already removed by the checkpoint");
+}
+
 void print_foreign(const apply::Report& report)
 {
   for (const auto& f : report.foreign) {
     if (!f.saved.empty()) {
-      // After a failure the rollback has put the profile back; the saved copy stays.
+      // After a failure the rollback has put the profile back, unless its undo failed (or was
+      // not tried: NetworkManager hung or gone); the saved copy stays either way.
+      const bool put_back = std::find(report.rollback.begin(), report.rollback.end(),
+                                      "re-add " + f.id + " ... ok") != report.rollback.end();
       std::cerr << "profile '" << util::escape_text(f.id) << "' (" << util::escape_text(f.uuid)
                 << ") also claims " << util::escape_text(f.interface)
-                << (report.ok() ? "; adopted, saved to " : "; put back by the rollback, a copy in ")
+                << (report.ok() ? "; adopted, saved to "
+                    : put_back  ? "; put back by the rollback, a copy in "
+                                : "; not put back by the rollback: restore it from ")
                 << util::escape_text(f.saved) << '\n';
     }
   }
@@ -104,15 +120,19 @@ void print_networkmanager(const apply::NodeOutcome& out, const std::string& host
       std::cerr << "  not converged: " << util::escape_text(line) << '\n';
     }
     // "Rolled back" only when every undo said ok: a checkpoint NetworkManager no longer held,
-    // or a profile that could not be restored, leaves the node part-way.
-    const bool undone = std::none_of(
-        report.rollback.begin(), report.rollback.end(),
-        [](const std::string& l) { return l.find(" ... failed") != std::string::npos; });
+    // or a profile that could not be restored, may leave the node part-way. -q printed no
+    // rollback lines, so the failed ones are printed here.
+    const bool undone = std::all_of(report.rollback.begin(), report.rollback.end(), undo_ok);
+    for (const auto& line : report.rollback) {
+      if (quiet && !undo_ok(line)) {
+        std::cerr << "  - " << util::escape_text(line) << '\n';
+      }
+    }
     print_error(report.failure + "; " +
                 (report.checkpoint.empty() ? std::string("nothing was changed")
                  : undone                  ? "rolled back through checkpoint " + report.checkpoint
                                            : "rollback through checkpoint " + report.checkpoint +
-                                " not confirmed: a step of it failed (see the lines above)"));
+                                " not confirmed: a step of it failed (see the rollback lines)"));
   }
 }
 

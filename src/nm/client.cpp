@@ -122,7 +122,10 @@ std::vector<NMRemoteConnection*> Client::connections() const
 std::string Client::failed(GError* error)
 {
   // GLib's own D-Bus call timeout may come before wait()'s: NetworkManager is just as hung.
-  if (error != nullptr && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT) != FALSE) {
+  if (error != nullptr && (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT) != FALSE ||
+                           g_error_matches(error, G_DBUS_ERROR, G_DBUS_ERROR_NO_REPLY) != FALSE ||
+                           g_error_matches(error, G_DBUS_ERROR, G_DBUS_ERROR_TIMEOUT) != FALSE ||
+                           g_error_matches(error, G_DBUS_ERROR, G_DBUS_ERROR_TIMED_OUT) != FALSE)) {
     m_no_answer = true;
   }
   return take_message(error);
@@ -294,9 +297,9 @@ std::vector<std::string> Client::checkpoint_rollback(const std::string& path)
   if (results == nullptr) {
     throw CallError(failed(error));
   }
-  auto failed = rollback_failures(results, m_checkpoint_devices);
+  auto not_restored = rollback_failures(results, m_checkpoint_devices);
   g_hash_table_unref(results);
-  return failed;
+  return not_restored;
 }
 
 std::vector<std::string> rollback_failures(GHashTable* results,

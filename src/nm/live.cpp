@@ -178,9 +178,9 @@ public:
       // by itself half-way. An activation may take its own wait on top.
       const bool activation = what.compare(0, 9, "activate ") == 0;
       try {
-        m_client.checkpoint_adjust(
-            m_report.checkpoint,
-            m_options.rollback_timeout_s + (activation ? m_options.activation_timeout_s : 0));
+        m_last_timeout_s =
+            m_options.rollback_timeout_s + (activation ? m_options.activation_timeout_s : 0);
+        m_client.checkpoint_adjust(m_report.checkpoint, m_last_timeout_s);
       } catch (const CallError& e) {
         if (!m_client.running()) {
           throw CallError(
@@ -220,6 +220,7 @@ public:
   void undo();
 
 private:
+  std::string unreachable() const;
   void note(const std::string& line)
   {
     m_report.rollback.push_back(line);
@@ -234,40 +235,31 @@ private:
   std::vector<Undo> m_journal;
   std::string m_current;
   bool m_checkpoint_gone = false;  // NetworkManager no longer has it: nothing to roll back to
+  // The rollback timeout the checkpoint was last given.
+  unsigned m_last_timeout_s = m_options.rollback_timeout_s;
 };
+
+// Why no more calls are made, or empty. Gone: libnm empties its cache when NetworkManager's
+// name goes, so a profile added would look "already removed by the checkpoint" while its
+// keyfile stays. Not answering: each call would wait the whole call timeout again (a SIGTERM
+// then took 50 s to end the run).
+std::string Session::unreachable() const
+{
+  if (!m_client.running()) {
+    return "NetworkManager is not running any more";
+  }
+  return m_client.stopped_answering() ? "NetworkManager is not answering" : "";
+}
 
 void Session::undo()
 {
-  if (!m_client.running()) {
-    // libnm empties its cache when NetworkManager's name goes: a profile added would look
-    // "already removed by the checkpoint" while its keyfile is still on disk.
-    if (!m_report.checkpoint.empty()) {
-      note("roll back checkpoint " + m_report.checkpoint +
-           " ... failed: not tried, NetworkManager is not running any more");
-    }
-    for (auto it = m_journal.rbegin(); it != m_journal.rend(); ++it) {
-      note("undo " + it->id +
-           " ... failed: not tried, NetworkManager is not running any more (re-run apply once "
-           "it is back)");
-    }
-    return;
-  }
-  if (m_client.stopped_answering()) {
-    // Each call would wait the whole call timeout again (a SIGTERM then took 50 s to end the
-    // run), and none would be answered: say what is left, and to whom.
-    if (!m_report.checkpoint.empty()) {
-      note("roll back checkpoint " + m_report.checkpoint +
-           " ... failed: not tried, NetworkManager is not answering; it rolls the checkpoint "
-           "back by itself " +
-           std::to_string(m_options.rollback_timeout_s) +
-           " s after the last step, and applies fail until then");
-    }
-    for (auto it = m_journal.rbegin(); it != m_journal.rend(); ++it) {
-      note("undo " + it->id + " ... failed: not tried, NetworkManager is not answering");
-    }
-    return;
-  }
-  if (!m_report.checkpoint.empty() && m_checkpoint_gone) {
+  if (const auto why = unreachable(); !why.empty() && !m_report.checkpoint.empty()) {
+    note("roll back checkpoint " + m_report.checkpoint + " ... failed: not tried, " + why +
+         (m_client.running() ? "; it rolls the checkpoint back by itself once it runs again, " +
+                                   std::to_string(m_last_timeout_s) +
+                                   " s after the last step, and applies fail until then"
+                             : std::string()));
+  } else if (!m_report.checkpoint.empty() && m_checkpoint_gone) {
     note("roll back checkpoint " + m_report.checkpoint +
          " ... failed: NetworkManager no longer holds it; the journal below restores the "
          "profiles, not the devices");
@@ -286,6 +278,13 @@ void Session::undo()
     }
   }
   for (auto it = m_journal.rbegin(); it != m_journal.rend(); ++it) {
+    // Checked before each: NetworkManager may hang or exit during the rollback itself.
+    if (const auto why = unreachable(); !why.empty()) {
+      note("undo " + it->id + " ... failed: not tried, " + why +
+           (it->kind == Undo::Kind::deleted ? "; restore it from --adopt-dir"
+                                            : "; the change stays, a later apply completes it"));
+      continue;
+    }
     NMRemoteConnection* now = nm_client_get_connection_by_uuid(m_client.get(), it->uuid.c_str());
     try {
       switch (it->kind) {
@@ -554,14 +553,16 @@ Report plugin::apply_node(const profile::ResolvedNode& node, const std::string& 
   } catch (const CallError& e) {
     throw EnvironmentError(std::string("reading NetworkManager's profiles: ") + e.what());
   }
-  if (options.adopt && !report.foreign.empty()) {
+  if (options.adopt) {
     std::vector<std::string> adopted;
     for (const auto& f : report.foreign) {
       if (shared.count(f.uuid) == 0) {
         adopted.push_back(f.uuid);
       }
     }
-    check_adopt_dir(options.adopt_dir, adopted);
+    if (!adopted.empty()) {  // a read-only --adopt-dir that nothing is written to is fine
+      check_adopt_dir(options.adopt_dir, adopted);
+    }
   }
   if (options.dry_run) {
     // The steps a real run takes, in its order (sequence.cpp), so that a dry run that lists

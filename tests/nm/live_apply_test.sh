@@ -13,7 +13,8 @@ fi
 # shellcheck source=nm_harness.sh
 . "$(dirname "$0")/nm_harness.sh"
 work=$(mktemp -d)
-trap 'nm_stop; umount "$work/readonly" 2>/dev/null; rm -rf "$work"' EXIT
+# A NetworkManager stopped by a test (SIGSTOP) must run again to take nm_stop's SIGTERM.
+trap '[ -n "${NM_PID:-}" ] && kill -CONT "$NM_PID" 2>/dev/null; nm_stop; umount "$work/readonly" 2>/dev/null; rm -rf "$work"' EXIT
 . "$(dirname "${BASH_SOURCE[0]}")/../scripts/expect.sh"
 contains() {
   if [[ "$2" == *"$3"* ]]; then pass=$((pass + 1)); echo "ok   $1"; else
@@ -379,7 +380,9 @@ checkpoints() {
 # Waits until the run in the background has made its checkpoint: it has read NetworkManager
 # (the survey comes first), and sleeps --step-delay-ms before each step after.
 wait_for_checkpoint() {
-  for _ in $(seq 200); do [ "$(checkpoints)" != "ao 0" ] && return; sleep 0.05; done
+  for _ in $(seq 400); do [ "$(checkpoints)" != "ao 0" ] && return; sleep 0.05; done
+  echo "FAIL no checkpoint appeared within 20 s"
+  fail=$((fail + 1))
 }
 
 # Someone (nmcli, Ansible) deletes ibsetup's own profile after ibsetup read NetworkManager and
@@ -387,7 +390,7 @@ wait_for_checkpoint() {
 # read-back of a null profile) and left its checkpoint to block every run for 120 s.
 nmcli connection modify ibsetup-ib0.8001 infiniband.mtu 1500 >/dev/null
 "$ibsetup" apply "$profile" --node nm01 --lock-file "$work/lock" --no-activate \
-  --step-delay-ms 1500 >"$work/gone.out" 2>&1 &
+  --step-delay-ms 3000 >"$work/gone.out" 2>&1 &
 pid=$!
 wait_for_checkpoint
 nmcli connection delete ibsetup-ib0.8001 >/dev/null
@@ -397,18 +400,18 @@ contains "own profile deleted before its update: said so" "$(cat "$work/gone.out
   "error: update ibsetup-ib0.8001: NetworkManager no longer holds ibsetup-ib0.8001 ($uuid_child): it was deleted during the run; rolled back through checkpoint"
 expect "own profile deleted before its update: no checkpoint left" "$(checkpoints)" "ao 0"
 
-# The same before its activation (after the three read-backs, 3 x 3 s after the checkpoint,
-# while activate sleeps its 3 s): NetworkManager, given no profile, activated whichever it
+# The same before its activation (after the three read-backs, 3 x 5 s after the checkpoint,
+# while activate sleeps its 5 s: the deletion comes half-way, 2.5 s from either end): NetworkManager, given no profile, activated whichever it
 # liked for ib0 (here an Ethernet profile of the admin's, autoconnect off), and ibsetup
 # reported "activate ibsetup-ib0 ... ok".
 nmcli connection add type ethernet ifname ib0 con-name eth-on-ib0 connection.autoconnect no \
   ipv4.method manual ipv4.addresses 192.0.2.1/24 ipv6.method disabled >/dev/null
 apply --no-activate -q >/dev/null 2>&1
-"$ibsetup" apply "$profile" --node nm01 --lock-file "$work/lock" --step-delay-ms 3000 \
+"$ibsetup" apply "$profile" --node nm01 --lock-file "$work/lock" --step-delay-ms 5000 \
   >"$work/gone.out" 2>&1 &
 pid=$!
 wait_for_checkpoint
-sleep 10.5
+sleep 17.5
 nmcli connection delete ibsetup-ib0 >/dev/null
 wait "$pid"
 expect "own profile deleted before its activation: exit 7" "$?" 7
@@ -422,12 +425,15 @@ nmcli connection delete eth-on-ib0 >/dev/null
 # no longer ends "rolled back through checkpoint", which the rollback line above contradicted.
 uuid_ib1=$(uuid ibsetup-ib1)
 nmcli connection delete ibsetup-ib1 >/dev/null 2>&1
-out=$(apply --no-activate --rollback-timeout 1 --step-delay-ms 2500 2>&1)
+# With -q, which prints no progress, the failed rollback line is printed with the error.
+out=$(apply --no-activate -q --rollback-timeout 1 --step-delay-ms 2500 2>&1)
 expect "checkpoint gone: exit 7" "$?" 7
-contains "checkpoint gone: the rollback line says so" "$out" \
+contains "checkpoint gone: the rollback line says so, -q too" "$out" \
+  "  - roll back checkpoint /org/freedesktop/NetworkManager/Checkpoint/"
+contains "checkpoint gone: the rollback line's reason" "$out" \
   "... failed: NetworkManager no longer holds it"
 contains "checkpoint gone: not called rolled back" "$out" \
-  " not confirmed: a step of it failed (see the lines above)"
+  " not confirmed: a step of it failed (see the rollback lines)"
 expect "checkpoint gone: no 'rolled back through'" "$(grep -c 'rolled back through' <<<"$out")" 0
 
 # An Ethernet profile that holds the UUID ibsetup derives for ib1 (a copied keyfile keeps its
@@ -453,7 +459,7 @@ nmcli connection delete my-eth >/dev/null
 nmcli connection delete ibsetup-ib0 >/dev/null 2>&1
 snapshot "$conns" >"$work/before"
 "$ibsetup" apply "$profile" --node nm01 --lock-file "$work/lock" --no-activate \
-  --rollback-timeout 3 --step-delay-ms 1000 >"$work/hung.out" 2>&1 &
+  --rollback-timeout 3 --step-delay-ms 2000 >"$work/hung.out" 2>&1 &
 pid=$!
 for _ in $(seq 200); do grep -q "add ibsetup-ib.* ok" "$work/hung.out" && break; sleep 0.05; done
 kill -STOP "$NM_PID"
@@ -464,7 +470,7 @@ expect "NetworkManager hung mid-run: exit 7" "$code" 7
 contains "NetworkManager hung mid-run: said so" "$(cat "$work/hung.out")" \
   "NetworkManager stopped answering (hung or stopped?) while it holds checkpoint"
 contains "NetworkManager hung mid-run: the rollback left to it" "$(cat "$work/hung.out")" \
-  "... failed: not tried, NetworkManager is not answering; it rolls the checkpoint back by itself 3 s after the last step"
+  "... failed: not tried, NetworkManager is not answering; it rolls the checkpoint back by itself once it runs again, 3 s after the last step"
 contains "NetworkManager hung mid-run: not called rolled back" "$(cat "$work/hung.out")" \
   " not confirmed: a step of it failed"
 for _ in $(seq 100); do [ "$(checkpoints)" = "ao 0" ] && break; sleep 0.1; done
@@ -493,17 +499,18 @@ busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.freedesktop.NetworkManager 
 # and the run ended "rolled back". Now nothing more is tried, and the lines say so.
 nmcli connection delete ibsetup-ib0 ibsetup-ib1 >/dev/null 2>&1
 "$ibsetup" apply "$profile" --node nm01 --lock-file "$work/lock" --no-activate \
-  --step-delay-ms 1000 >"$work/gone.out" 2>&1 &
+  --step-delay-ms 3000 >"$work/gone.out" 2>&1 &
 pid=$!
 for _ in $(seq 200); do grep -q "add ibsetup-ib.* ok" "$work/gone.out" && break; sleep 0.05; done
 kill -TERM "$NM_PID"
 wait "$NM_PID" 2>/dev/null
+NM_PID=""  # ended: nm_stop must not signal the number again
 wait "$pid"
 expect "NetworkManager gone mid-run: exit 7" "$?" 7
 contains "NetworkManager gone mid-run: said so" "$(cat "$work/gone.out")" \
   "NetworkManager is not running any more (it exited, or its D-Bus bus went away)"
 contains "NetworkManager gone mid-run: the undo not tried" "$(cat "$work/gone.out")" \
-  "... failed: not tried, NetworkManager is not running any more (re-run apply once it is back)"
+  "undo ibsetup-ib0 ... failed: not tried, NetworkManager is not running any more; the change stays, a later apply completes it"
 expect "NetworkManager gone mid-run: nothing called removed" \
   "$(grep -c 'already removed by the checkpoint' "$work/gone.out")" 0
 
