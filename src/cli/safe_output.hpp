@@ -37,7 +37,8 @@ private:
   // stream in front sets badbit as it would without this buffer.
   bool drain(bool all);
 
-  // Keeps errno after a failed write to the target.
+  // Returns ok; on the first failure, keeps errno, which the stream's later writes (skipped
+  // once it is bad) and the caller's flush would otherwise lose.
   bool note(bool ok);
 
   std::streambuf* m_target;

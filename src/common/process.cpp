@@ -1,6 +1,5 @@
 #include <ibsetup/error.hpp>
 
-#include "common/bounded_read.hpp"
 #include "common/process.hpp"
 #include "common/strings.hpp"
 #include "common/termination_guard.hpp"
@@ -24,29 +23,7 @@
 
 namespace ibsetup {
 
-const char* const k_clean_path = "/usr/sbin:/usr/bin:/sbin:/bin";
-
 namespace {
-
-// Whether path is a program to run; if not and why is given, why it is not.
-bool is_executable_file(const std::string& path, std::string* why = nullptr)
-{
-  struct stat st {};
-  const char* problem = nullptr;
-  std::string kind;
-  if (stat(path.c_str(), &st) != 0) {
-    problem = std::strerror(errno);
-  } else if (!S_ISREG(st.st_mode)) {
-    kind = std::string("is ") + util::file_kind(st.st_mode) + ", not a program";
-    problem = kind.c_str();
-  } else if (access(path.c_str(), X_OK) != 0) {
-    problem = "is not executable";
-  }
-  if (problem != nullptr && why != nullptr) {
-    *why = problem;
-  }
-  return problem == nullptr;
-}
 
 class Pipe {
 public:
@@ -225,31 +202,6 @@ std::string ProcessResult::describe(std::chrono::milliseconds timeout) const
     s << "exit status " << exit_status;
   }
   return s.str();
-}
-
-std::optional<std::string> find_program(const std::string& name, std::string* why)
-{
-  if (name.empty()) {
-    if (why != nullptr) {
-      *why = "is an empty program name";
-    }
-    return std::nullopt;
-  }
-  if (name.find('/') != std::string::npos) {
-    return is_executable_file(name, why) ? std::optional<std::string>(name) : std::nullopt;
-  }
-  std::istringstream dirs(k_clean_path);
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    const std::string candidate = dir + "/" + name;
-    if (is_executable_file(candidate)) {
-      return candidate;
-    }
-  }
-  if (why != nullptr) {
-    *why = std::string("not found in ") + k_clean_path;
-  }
-  return std::nullopt;
 }
 
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options)

@@ -122,7 +122,7 @@ std::string fill_template(const std::string& text,
         problem(open, "unknown key {{" + util::escape_text(key) + "}}");
       } else if (inside_quotes(line, open)) {
         problem(open, "{{" + util::escape_text(key) +
-                          "}} is inside quotes; ibsetup quotes the values it fills in");
+                          "}} is inside quotes (ibsetup quotes the values it fills in)");
       }
       complete = complete && !value.empty();
       filled += line.substr(pos, open - pos) + shell_quote(value);

@@ -37,8 +37,8 @@ TEST(SafeOutput, Utf8SplitAcrossWritesPassesWhole)
   EXPECT_EQ("caf\xC3\xA9 \xE2\x82\xAC\\xe2", target.str());
 }
 
-// A target that takes nothing, as a pipe whose reader has gone (EPIPE).
-// A target whose writes fail as a full disk's do, and then as a closed descriptor's.
+// A target that takes nothing: its first write fails as a full disk's does, the later ones as
+// a closed descriptor's.
 class ClosedBuf : public std::streambuf {
 protected:
   std::streamsize xsputn(const char* /*s*/, std::streamsize /*n*/) override

@@ -110,7 +110,7 @@ TEST(RenderEscape, PlaceholdersInsideQuotesAreRefused)
     } catch (const EnvironmentError& e) {
       EXPECT_NE(std::string::npos,
                 std::string(e.what()).find(
-                    "{{V}} is inside quotes; ibsetup quotes the values it fills in"))
+                    "{{V}} is inside quotes (ibsetup quotes the values it fills in)"))
           << e.what();
       // The column is the placeholder's: after A=" (3 bytes), A=' (3), A="a\" (6).
       const std::string at = std::string(t).find("a\\") != std::string::npos  ? "ifcfg-ib:1:7: "

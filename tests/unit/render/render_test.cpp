@@ -127,7 +127,7 @@ TEST(Render, TemplateErrorsNameEveryBadLine)
   } catch (const EnvironmentError& e) {
     EXPECT_STREQ(
         "ifcfg-ib:1:3: unknown key {{NOPE}} (also 1:14: unknown key {{X}}; 3:4: {{B}} "
-        "is inside quotes; ibsetup quotes the values it fills in; 4:3: '{{' without "
+        "is inside quotes (ibsetup quotes the values it fills in); 4:3: '{{' without "
         "'}}')",
         e.what());
   }
