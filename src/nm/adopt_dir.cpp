@@ -40,6 +40,27 @@ std::string save_keyfile(NMConnection* c, const std::string& dir)
   return dir + "/" + f.path;
 }
 
+namespace {
+
+// The copies of uuids can be written in the existing dir: write_file refuses a file it did not
+// write, and check_file finds that the same way.
+void check_copies(const std::string& dir, const std::vector<std::string>& uuids)
+{
+  for (const auto& uuid : uuids) {
+    render::RenderedFile copy;
+    copy.path = uuid + ".nmconnection";
+    copy.content = std::string(render::k_marker) + "\n";
+    copy.mode = 0600;
+    try {
+      render::check_file(dir, copy);
+    } catch (const EnvironmentError& e) {
+      throw EnvironmentError("--adopt-dir " + dir + ": " + e.what() + "; nothing was changed");
+    }
+  }
+}
+
+}  // namespace
+
 void check_adopt_dir(const std::string& dir, const std::vector<std::string>& uuids)
 {
   namespace fs = std::filesystem;
@@ -57,17 +78,8 @@ void check_adopt_dir(const std::string& dir, const std::vector<std::string>& uui
         throw EnvironmentError("--adopt-dir " + dir + ": " + at.string() + " is not writable (" +
                                std::strerror(errno) + "); nothing was changed");
       }
-      // A directory the run will make is empty; one that exists may hold files.
-      for (const auto& uuid : at == target ? uuids : std::vector<std::string>{}) {
-        render::RenderedFile copy;
-        copy.path = uuid + ".nmconnection";
-        copy.content = std::string(render::k_marker) + "\n";
-        copy.mode = 0600;
-        try {
-          render::check_file(dir, copy);  // refuses a file ibsetup did not write, as the copy will
-        } catch (const EnvironmentError& e) {
-          throw EnvironmentError("--adopt-dir " + dir + ": " + e.what() + "; nothing was changed");
-        }
+      if (at == target) {
+        check_copies(dir, uuids);  // a directory the run will make is empty
       }
       return;
     }

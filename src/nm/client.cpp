@@ -1,4 +1,5 @@
 #include "nm/client.hpp"
+#include "nm/plugin.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -75,9 +76,8 @@ Client::Client(unsigned call_timeout_s)
     // environment is the usual cause.
     const char* env = std::getenv("DBUS_SYSTEM_BUS_ADDRESS");
     throw CallError("cannot reach NetworkManager on the system D-Bus (" +
-                    (env != nullptr && *env != '\0'
-                         ? "DBUS_SYSTEM_BUS_ADDRESS=" + std::string(env)
-                         : std::string("unix:path=/var/run/dbus/system_bus_socket")) +
+                    (env != nullptr && *env != '\0' ? "DBUS_SYSTEM_BUS_ADDRESS=" + std::string(env)
+                                                    : std::string(plugin::k_default_system_bus)) +
                     "): " + failed(error));
   }
 }

@@ -78,7 +78,7 @@ std::optional<std::string> no_system_bus()
 {
   const char* env = std::getenv("DBUS_SYSTEM_BUS_ADDRESS");
   const std::string address =
-      env != nullptr && *env != '\0' ? env : "unix:path=/var/run/dbus/system_bus_socket";
+      env != nullptr && *env != '\0' ? env : nm::plugin::k_default_system_bus;
   const std::string prefix = "unix:path=";
   if (address.compare(0, prefix.size(), prefix) != 0 ||
       address.find_first_of(",;%") != std::string::npos) {

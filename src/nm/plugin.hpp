@@ -8,6 +8,9 @@
 
 namespace ibsetup::nm::plugin {
 
+// The system bus when DBUS_SYSTEM_BUS_ADDRESS is unset or empty, as libnm (GDBus) finds it.
+constexpr const char* k_default_system_bus = "unix:path=/var/run/dbus/system_bus_socket";
+
 std::vector<render::RenderedFile> render_keyfiles(const profile::ResolvedNode& node,
                                                   const std::string& cluster);
 std::string connection_uuid(const std::string& cluster, const std::string& host,
