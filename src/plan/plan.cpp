@@ -1,4 +1,5 @@
 #include "common/strings.hpp"
+#include "plan/addresses.hpp"
 #include "profile/validate.hpp"
 
 #include <ibsetup/plan.hpp>
@@ -54,25 +55,6 @@ Binding find_port(const Host& host, const std::optional<std::string>& device,
     }
   }
   return b;
-}
-
-bool is_link_local(const IpPrefix& p)
-{
-  return p.address.family == Family::ipv6 && p.address.bytes[0] == 0xfe &&
-         (p.address.bytes[1] & 0xc0U) == 0x80U;
-}
-
-// The IPv6 addresses the kernel flushes with IPv6 itself (link down, MTU below 1280) and does
-// not bring back on its own: all but the link-local one.
-std::vector<IpPrefix> global_ipv6(const Netdev* n)
-{
-  std::vector<IpPrefix> out;
-  if (n != nullptr) {
-    std::copy_if(
-        n->addresses.begin(), n->addresses.end(), std::back_inserter(out),
-        [](const IpPrefix& h) { return h.address.family == Family::ipv6 && !is_link_local(h); });
-  }
-  return out;
 }
 
 IpoibMode ipoib_mode(Mode mode)
@@ -232,33 +214,16 @@ private:
       add(a);
     }
     plan_mtu(d, n, ipoib, actual);
-    plan_addresses(d, n);
+    for (auto& a : detail::address_actions(d, n)) {
+      add(std::move(a));
+    }
     if (n == nullptr || !n->admin_up || !*n->admin_up) {
       Action a;
       a.kind = ActionKind::set_up;
       a.ifname = d.name;
-      a.restore_addresses = ipv6_before_up(d.name, n);
+      a.restore_addresses = detail::ipv6_before_up(m_plan.actions, d.name, n);
       add(a);
     }
-  }
-
-  // The global IPv6 addresses an interface holds when it goes up: a rollback that takes it
-  // down again makes the kernel flush them (keep_addr_on_down is 0 by default), so they are
-  // added back after, those it had before apply and those apply added alike.
-  std::vector<IpPrefix> ipv6_before_up(const std::string& ifname, const Netdev* n) const
-  {
-    std::vector<IpPrefix> out = global_ipv6(n);
-    for (const auto& a : m_plan.actions) {
-      if (a.ifname != ifname || !a.address || a.address->address.family != Family::ipv6) {
-        continue;
-      }
-      if (a.kind == ActionKind::remove_address) {
-        out.erase(std::remove(out.begin(), out.end(), *a.address), out.end());
-      } else if (a.kind == ActionKind::add_address) {
-        out.push_back(*a.address);
-      }
-    }
-    return out;
   }
 
   void plan_mtu(const ResolvedInterface& d, const Netdev* n, bool ipoib, const Binding& actual)
@@ -300,7 +265,7 @@ private:
       // profile's own IPv6 address be added (validate sees only an explicit MTU, not one the
       // port's IB MTU gives).
       std::string lost;
-      for (const auto& addr : global_ipv6(n)) {
+      for (const auto& addr : detail::global_ipv6(n)) {
         lost += (lost.empty() ? "" : ", ") + addr.str();
       }
       const std::string below = "mtu " + std::to_string(*target) + " is below " +
@@ -330,66 +295,6 @@ private:
     a.mtu = *target;
     a.from_mtu = n != nullptr ? n->mtu : std::nullopt;
     add(a);
-  }
-
-  void plan_addresses(const ResolvedInterface& d, const Netdev* n)
-  {
-    std::vector<IpPrefix> wanted;
-    for (const auto& a : {d.ipv4, d.ipv6}) {
-      if (a) {
-        wanted.push_back(*a);
-      }
-    }
-    const std::vector<IpPrefix> have = n != nullptr ? n->addresses : std::vector<IpPrefix>();
-    std::vector<bool> removed(have.size());
-    for (size_t i = 0; i < have.size(); ++i) {
-      // A family the profile gives no address for is left alone: nothing outside the profile
-      // is touched. IPv6 link-local addresses belong to the kernel.
-      const auto& h = have[i];
-      const bool managed =
-          h.address.family == Family::ipv4 ? d.ipv4.has_value() : d.ipv6.has_value();
-      removed[i] = managed && !is_link_local(h) &&
-                   std::find(wanted.begin(), wanted.end(), h) == wanted.end();
-    }
-    // The kernel lists a subnet's primary IPv4 address before its secondaries, and deleting the
-    // primary deletes them too (promote_secondaries is 0 by default). So removals go in reverse,
-    // secondaries before their primary (a rollback then adds them back in the kernel's order),
-    // and a wanted secondary of a primary that goes is removed and added back: left in place
-    // it would vanish with the primary.
-    std::vector<bool> secondary(have.size());
-    std::vector<IpPrefix> readd;
-    for (size_t i = 0; i < have.size(); ++i) {
-      for (size_t j = 0; j < i && have[i].address.family == Family::ipv4; ++j) {
-        if (have[j].address.family == Family::ipv4 && !secondary[j] &&
-            have[j].length == have[i].length && have[j].network() == have[i].network()) {
-          secondary[i] = true;
-          if (removed[j] && !removed[i]) {
-            removed[i] = true;
-            readd.push_back(have[i]);
-          }
-          break;
-        }
-      }
-    }
-    for (size_t i = have.size(); i-- > 0;) {
-      if (removed[i]) {
-        Action a;
-        a.kind = ActionKind::remove_address;
-        a.ifname = d.name;
-        a.address = have[i];
-        add(a);
-      }
-    }
-    for (const auto& w : wanted) {
-      if (std::find(have.begin(), have.end(), w) == have.end() ||
-          std::find(readd.begin(), readd.end(), w) != readd.end()) {
-        Action a;
-        a.kind = ActionKind::add_address;
-        a.ifname = d.name;
-        a.address = w;
-        add(a);
-      }
-    }
   }
 
   // Undeclared pkey children of declared interfaces.
@@ -428,7 +333,7 @@ private:
       a.from_mtu = n.mtu;
       a.was_up = n.admin_up.value_or(false);
       for (const auto& p : n.addresses) {
-        if (!is_link_local(p)) {
+        if (!detail::is_link_local(p)) {
           a.restore_addresses.push_back(p);
         }
       }
@@ -467,54 +372,6 @@ private:
 };
 
 }  // namespace
-
-const char* to_string(ActionKind kind)
-{
-  switch (kind) {
-  case ActionKind::delete_child:
-    return "delete_child";
-  case ActionKind::create_child:
-    return "create_child";
-  case ActionKind::set_mode:
-    return "set_mode";
-  case ActionKind::set_mtu:
-    return "set_mtu";
-  case ActionKind::remove_address:
-    return "remove_address";
-  case ActionKind::add_address:
-    return "add_address";
-  case ActionKind::set_up:
-  default:
-    return "set_up";
-  }
-}
-
-std::string Action::describe() const
-{
-  switch (kind) {
-  case ActionKind::delete_child:
-    return "- delete " + ifname + " (pkey " + util::hex16(pkey) + ", parent " + parent + ")";
-  case ActionKind::create_child:
-    return "+ create " + ifname + " (pkey " + util::hex16(pkey) + ", parent " + parent +
-           (mode ? std::string(", mode ") + profile::to_string(*mode) : std::string()) + ")";
-  case ActionKind::set_mode:
-    return "~ " + ifname + " mode " + (from_mode ? from_mode->name() : "?") + " -> " +
-           profile::to_string(mode.value_or(profile::Mode::datagram));
-  case ActionKind::set_mtu:
-    if (from_mtu && *from_mtu == mtu) {
-      return "~ " + ifname + " mtu " + std::to_string(mtu) + " (again: the mode change resets it)";
-    }
-    return "~ " + ifname + " mtu " + (from_mtu ? std::to_string(*from_mtu) + " -> " : "") +
-           std::to_string(mtu);
-  case ActionKind::remove_address:
-    return "- " + address->str() + " on " + ifname;
-  case ActionKind::add_address:
-    return "+ " + address->str() + " on " + ifname;
-  case ActionKind::set_up:
-  default:
-    return "~ " + ifname + " up";
-  }
-}
 
 Plan make_plan(const profile::ResolvedNode& desired, const inventory::Host& observed,
                const Options& options)

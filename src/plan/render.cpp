@@ -5,6 +5,54 @@
 
 namespace ibsetup::plan {
 
+const char* to_string(ActionKind kind)
+{
+  switch (kind) {
+  case ActionKind::delete_child:
+    return "delete_child";
+  case ActionKind::create_child:
+    return "create_child";
+  case ActionKind::set_mode:
+    return "set_mode";
+  case ActionKind::set_mtu:
+    return "set_mtu";
+  case ActionKind::remove_address:
+    return "remove_address";
+  case ActionKind::add_address:
+    return "add_address";
+  case ActionKind::set_up:
+  default:
+    return "set_up";
+  }
+}
+
+std::string Action::describe() const
+{
+  switch (kind) {
+  case ActionKind::delete_child:
+    return "- delete " + ifname + " (pkey " + util::hex16(pkey) + ", parent " + parent + ")";
+  case ActionKind::create_child:
+    return "+ create " + ifname + " (pkey " + util::hex16(pkey) + ", parent " + parent +
+           (mode ? std::string(", mode ") + profile::to_string(*mode) : std::string()) + ")";
+  case ActionKind::set_mode:
+    return "~ " + ifname + " mode " + (from_mode ? from_mode->name() : "?") + " -> " +
+           profile::to_string(mode.value_or(profile::Mode::datagram));
+  case ActionKind::set_mtu:
+    if (from_mtu && *from_mtu == mtu) {
+      return "~ " + ifname + " mtu " + std::to_string(mtu) + " (again: the mode change resets it)";
+    }
+    return "~ " + ifname + " mtu " + (from_mtu ? std::to_string(*from_mtu) + " -> " : "") +
+           std::to_string(mtu);
+  case ActionKind::remove_address:
+    return "- " + address->str() + " on " + ifname;
+  case ActionKind::add_address:
+    return "+ " + address->str() + " on " + ifname;
+  case ActionKind::set_up:
+  default:
+    return "~ " + ifname + " up";
+  }
+}
+
 std::string plan_to_text(const Plan& plan)
 {
   std::string out;
@@ -17,7 +65,7 @@ std::string plan_to_text(const Plan& plan)
   if (!plan.errors.empty()) {
     // A refused plan changes nothing: its actions would only suggest otherwise (--json has them).
     const size_t e = plan.errors.size();
-    return out + "plan for " + plan.host + ": " + std::to_string(e) +
+    return out + "plan for " + util::escape_text(plan.host) + ": " + std::to_string(e) +
            (e == 1 ? " error" : " errors") + "; nothing can be applied until it is fixed\n";
   }
   const size_t n = plan.actions.size();

@@ -146,4 +146,21 @@ TEST(Plan, PruneErrorNamesTheUndeclaredChild)
             plan.errors[0].message);
 }
 
+// A library caller's node name is not checked as the profile's are: the text of a refused plan
+// escapes it as that of a plan that can be applied does, so it cannot forge a line.
+TEST(Plan, TextEscapesTheHostOfARefusedPlan)
+{
+  const fs::path dir = k_cases / "parent-missing";
+  const auto profile = profile::load_profile((dir / "profile.yaml").string());
+  auto node = profile::resolve_node(profile, "n1");
+  node.host = "n1\nplan for n1: no changes";
+  const auto host = inventory::host_from_json(test::read_text(dir / "observed.json"));
+  const auto plan = plan::make_plan(node, host, {});
+  ASSERT_FALSE(plan.errors.empty());
+  const std::string text = plan::plan_to_text(plan);
+  EXPECT_EQ(std::string::npos, text.find("\nplan for n1: no changes")) << text;
+  EXPECT_NE(std::string::npos, text.find("plan for n1\\nplan for n1: no changes: 2 errors"))
+      << text;
+}
+
 }  // namespace
