@@ -222,13 +222,14 @@ int CheckCommands::check()
     throw Error(ErrorKind::usage, "--peer-timeout-ms must be 1 to 600000");
   }
   validate_perf_options();
-  // Refused before the check runs: a timer's misconfiguration is not a node's failure.
+  // A --textfile-dir that is not there is a write that fails: reported after the verdict, as
+  // any failed write is. Refused before the check, it would leave a failed node undrained.
+  std::string textfile_refused;
   struct stat dir {};
   if (!m_textfile_dir.empty() && stat(m_textfile_dir.c_str(), &dir) != 0) {
-    throw EnvironmentError("--textfile-dir " + m_textfile_dir + ": " + std::strerror(errno));
-  }
-  if (!m_textfile_dir.empty() && !S_ISDIR(dir.st_mode)) {
-    throw EnvironmentError("--textfile-dir " + m_textfile_dir + ": not a directory");
+    textfile_refused = "--textfile-dir " + m_textfile_dir + ": " + std::strerror(errno);
+  } else if (!m_textfile_dir.empty() && !S_ISDIR(dir.st_mode)) {
+    textfile_refused = "--textfile-dir " + m_textfile_dir + ": not a directory";
   }
   check::CheckOptions o;
   o.profile_file = m_file;
@@ -263,7 +264,9 @@ int CheckCommands::check()
   std::string textfile_error;
   const auto started = std::chrono::steady_clock::now();
   const auto write_metrics = [&](const check::CheckOutcome& outcome) {
-    if (!m_textfile_dir.empty()) {
+    if (!textfile_refused.empty()) {
+      textfile_error = textfile_refused;
+    } else if (!m_textfile_dir.empty()) {
       try {
         write_textfile(m_textfile_dir, check::outcome_to_metrics(outcome));
       } catch (const Error& e) {

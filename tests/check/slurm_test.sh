@@ -43,6 +43,17 @@ expect "failing node: looked, then drained with the first failure as reason" \
 update|NodeName=hdr01|State=DRAIN|Reason=ibsetup: $first"
 expect "failing node: said so" "$(cat "$work/err")" "ibsetup: slurm: drained (ibsetup: $first)"
 
+# A metrics directory that is not there (a typo in the HealthCheckProgram line) does not stop
+# the drain: the failed write is reported after Slurm is told, and the node's exit 5 stays.
+state "IDLE" "none"
+check --sysfs-root "$broken" --textfile-dir "$work/no-such-dir" >/dev/null 2>"$work/err"
+expect "failing node, missing --textfile-dir: exit 5" "$?" 5
+expect "failing node, missing --textfile-dir: drained all the same" \
+  "$(tail -1 "$work/argv.log" | cut -d'|' -f1-3)" "update|NodeName=hdr01|State=DRAIN"
+expect "failing node, missing --textfile-dir: both said" "$(cat "$work/err")" \
+  "ibsetup: slurm: drained (ibsetup: $first)
+ibsetup: error: --textfile-dir $work/no-such-dir: No such file or directory"
+
 state "IDLE+DRAIN" "ibsetup: mlx5_0/1: state DOWN, expected ACTIVE [root@2026-12-03T05:00:00]"
 check --sysfs-root "$healthy" >/dev/null 2>"$work/err"
 expect "healthy node drained by ibsetup: exit 0" "$?" 0

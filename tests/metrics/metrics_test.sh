@@ -186,12 +186,22 @@ expect "a check that fails to start: exit 4" "$?" 4
 expect "... leaves the file and no temporary file" \
   "$(ls -A "$dir" | tr '\n' ' '; cmp "$dir/ibsetup.prom" "$work/before.prom" && echo same)" \
   ".ibsetup.prom.1.tmp ibsetup.prom same"
-"$ibsetup" check "$profile" --node hdr01 --textfile-dir "$work/nodir" >/dev/null 2>"$work/err"
-expect "a missing --textfile-dir: exit 4" "$?:$(cat "$work/err")" \
-  "4:ibsetup: error: --textfile-dir $work/nodir: No such file or directory"
-"$ibsetup" check "$profile" --node hdr01 --textfile-dir "$profile" >/dev/null 2>"$work/err"
+# A --textfile-dir that is not there fails as a write does: after the verdict, so a failed
+# node is still reported (and drained) and keeps its exit 5.
+"$ibsetup" check "$profile" --node hdr01 --sysfs-root "$fixtures/hdr-2hca" -q \
+  --textfile-dir "$work/nodir" >"$work/out" 2>"$work/err"
+expect "a missing --textfile-dir: exit 4, the report printed" \
+  "$?:$(tail -1 "$work/out" | cut -d' ' -f1-2):$(cat "$work/err")" \
+  "4:hdr01: ok:ibsetup: error: --textfile-dir $work/nodir: No such file or directory"
+"$ibsetup" check "$profile" --node hdr01 --sysfs-root "$fixtures/hdr-2hca" -q \
+  --textfile-dir "$profile" >/dev/null 2>"$work/err"
 expect "a --textfile-dir that is a file: exit 4" "$?:$(cat "$work/err")" \
   "4:ibsetup: error: --textfile-dir $profile: not a directory"
+"$ibsetup" check "$profile" --node hdr01 --sysfs-root "$fixtures/port-down-polling" \
+  --format nhc --textfile-dir "$work/nodir" >"$work/out" 2>"$work/err"
+expect "a failed node and a missing --textfile-dir: exit 5, the verdict printed" \
+  "$?:$(grep -c '^ERROR:  ibsetup:  Health check failed:' "$work/out"):$(cat "$work/err")" \
+  "5:9:ibsetup: error: --textfile-dir $work/nodir: No such file or directory"
 "$ibsetup" check "$profile" --node hdr01 --format prom --textfile-dir "$work/nodir" >/dev/null 2>&1
 expect "a bad --format comes first: usage error" "$?" 2
 # The write itself fails (the target is a directory): exit 4 after the verdict, no temp file.
