@@ -46,12 +46,13 @@ std::unique_ptr<LinkBackend> make_netlink_backend();
 std::string describe_request(const plan::Action& action);
 
 struct Options {
-  int verify_tries = 10;  // re-reads of the host after applying
+  int verify_tries = 10;  // re-reads of the host after applying (at least 1 is made)
   int verify_interval_ms = 100;
   int step_delay_ms = 0;  // pause after each step (tests of interruption; demos)
-  // Polled between steps; true means stop and roll back (SIGINT/SIGTERM).
+  // Polled between steps; true means stop and roll back (SIGINT/SIGTERM). Empty: never; one
+  // that throws counts as true.
   std::function<bool()> interrupted = [] { return false; };
-  // Progress lines ("  + create ib0.8001 ... ok"); may be empty.
+  // Progress lines ("  + create ib0.8001 ... ok"); may be empty. What it throws is ignored.
   std::function<void(const std::string&)> progress;
 };
 
@@ -87,8 +88,10 @@ struct Report {
 // re-reads the host) until it returns no actions, up to options.verify_tries times; a plan
 // without actions is not re-read (the inspection it came from is the verification). On any
 // backend failure, interruption or failed verification it undoes every step it made, in
-// reverse order, and reports each. Never throws BackendError; the report says what happened.
-// An EnvironmentError from the backend's first call (nothing changed yet) passes through.
+// reverse order, and reports each. A backend call that throws anything (BackendError, another
+// exception of a caller's LinkBackend, std::bad_alloc) is a failed step: the report says what
+// happened. Only an EnvironmentError from a call made before any step succeeded (nothing
+// changed yet) passes through.
 Report apply_plan(const plan::Plan& plan, LinkBackend& backend,
                   const std::function<plan::Plan()>& replan, const Options& options);
 

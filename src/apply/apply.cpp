@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <thread>
 
 namespace ibsetup::apply {
@@ -142,10 +143,39 @@ std::string unconverged(const Action& a)
   }
 }
 
+// The progress lines are for display: a caller's callback that throws loses its line, not the
+// run (an exception out of apply_plan would leave the steps made so far in place).
 void say(const Options& options, const std::string& line)
 {
   if (options.progress) {
-    options.progress(line);
+    try {
+      options.progress(line);
+    } catch (...) {
+    }
+  }
+}
+
+// An empty callback never stops the run; one that throws stops it, as an interruption does,
+// so the steps made so far are rolled back.
+bool stop_asked(const Options& options)
+{
+  try {
+    return options.interrupted && options.interrupted();
+  } catch (...) {
+    return true;
+  }
+}
+
+// What a backend's call threw, other than BackendError (a caller's LinkBackend, or the
+// allocator): the step failed like any other, and the run rolls back.
+std::string thrown(const std::exception_ptr& error)
+{
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "the backend threw an exception that is not a std::exception";
   }
 }
 
@@ -159,7 +189,9 @@ const char* to_string(Backend backend)
 bool verify_host(const std::function<plan::Plan()>& replan, const Options& options, Report& report)
 {
   // Addresses and carrier settle asynchronously: re-read a few times before judging.
-  for (int i = 0; i < options.verify_tries; ++i) {
+  // At least one re-read: verify_tries below 1 must not pass a host unread.
+  const int tries = std::max(1, options.verify_tries);
+  for (int i = 0; i < tries; ++i) {
     plan::Plan again;
     try {
       again = replan();
@@ -174,12 +206,12 @@ bool verify_host(const std::function<plan::Plan()>& replan, const Options& optio
     for (const auto& e : again.errors) {
       report.not_converged.push_back(e.str());
     }
-    if (report.not_converged.empty() || options.interrupted()) {
+    if (report.not_converged.empty() || stop_asked(options)) {
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(options.verify_interval_ms));
   }
-  if (options.interrupted()) {
+  if (stop_asked(options)) {
     report.failure = "interrupted during verification";
   } else if (!report.not_converged.empty()) {
     report.failure = "verification failed: " + report.not_converged.front();
@@ -195,7 +227,7 @@ Report apply_plan(const plan::Plan& plan, LinkBackend& backend,
   std::vector<std::pair<std::string, std::function<void(LinkBackend&)>>> journal;
   std::vector<std::string> mode_changed;
   for (const auto& a : plan.actions) {
-    if (options.interrupted()) {
+    if (stop_asked(options)) {
       report.failure = "interrupted before: " + a.describe();
       break;
     }
@@ -204,6 +236,17 @@ Report apply_plan(const plan::Plan& plan, LinkBackend& backend,
     } catch (const BackendError& e) {
       report.failure = e.what();
       say(options, "  " + a.describe() + "  FAILED: " + e.what());
+      break;
+    } catch (const EnvironmentError&) {
+      if (report.done.empty()) {
+        throw;  // nothing changed yet: the caller reports it as before any change
+      }
+      report.failure = thrown(std::current_exception());
+      say(options, "  " + a.describe() + "  FAILED: " + report.failure);
+      break;
+    } catch (...) {
+      report.failure = thrown(std::current_exception());
+      say(options, "  " + a.describe() + "  FAILED: " + report.failure);
       break;
     }
     say(options, "  " + a.describe() + "  ok");
@@ -237,8 +280,8 @@ Report apply_plan(const plan::Plan& plan, LinkBackend& backend,
     try {
       it->second(backend);
       report.rollback.push_back(it->first + ": ok");
-    } catch (const BackendError& e) {
-      report.rollback.push_back(it->first + ": FAILED: " + e.what());
+    } catch (...) {
+      report.rollback.push_back(it->first + ": FAILED: " + thrown(std::current_exception()));
     }
     say(options, "  rollback: " + report.rollback.back());
   }

@@ -48,11 +48,25 @@ public:
   }
   void set_up(const std::string& name, bool up) override { record(name + (up ? " up" : " down")); }
 
+  // What a call equal to fail_on throws: 'b' BackendError, 'e' EnvironmentError, 's'
+  // std::runtime_error, 'i' an int.
+  char throws = 'b';
+
 private:
   void record(const std::string& call)
   {
     calls.push_back(call);
-    if (call == fail_on) {
+    if (call != fail_on) {
+      return;
+    }
+    switch (throws) {
+    case 'e':
+      throw EnvironmentError(call + ": cannot reach the kernel");
+    case 's':
+      throw std::runtime_error(call + ": a caller's backend gave up");
+    case 'i':
+      throw 42;
+    default:
       throw apply::BackendError(call + ": the kernel refused: Invalid argument");
     }
   }
@@ -162,6 +176,97 @@ TEST(Apply, FailureRollsBackInReverseOrder)
   EXPECT_EQ((std::vector<std::string>{"re-add 10.9.0.1/24 on ib0: ok", "ib0 mtu back to 2044: ok",
                                       "delete ib0.8001: ok"}),
             report.rollback);
+}
+
+// A library caller's LinkBackend may throw what it likes, and the allocator may throw too: any
+// exception from a step after the first is a failed step, and the steps made are undone (it
+// used to leave apply_plan with the first change in place and no report).
+TEST(Apply, AnyExceptionFromAStepRollsBack)
+{
+  const std::vector<std::pair<char, std::string>> cases = {
+      {'e', "ib0 mtu 4092: cannot reach the kernel"},
+      {'s', "ib0 mtu 4092: a caller's backend gave up"},
+      {'i', "the backend threw an exception that is not a std::exception"}};
+  for (const auto& [throws, failure] : cases) {
+    RecordingBackend b;
+    b.fail_on = "ib0 mtu 4092";
+    b.throws = throws;
+    apply::Report report;
+    EXPECT_NO_THROW(report = apply::apply_plan(
+                        sample_plan(), b, [] { return plan::Plan{}; }, quick()));
+    EXPECT_EQ(failure, report.failure) << throws;
+    EXPECT_EQ(
+        (std::vector<std::string>{"create ib0.8001 on ib0", "ib0 mtu 4092", "delete ib0.8001"}),
+        b.calls)
+        << throws;
+    EXPECT_EQ(std::vector<std::string>{"delete ib0.8001: ok"}, report.rollback) << throws;
+  }
+}
+
+// Before any change an EnvironmentError still passes through: nothing to roll back.
+TEST(Apply, AnEnvironmentErrorBeforeAnyChangePassesThrough)
+{
+  RecordingBackend b;
+  b.fail_on = "create ib0.8001 on ib0";
+  b.throws = 'e';
+  EXPECT_THROW(apply::apply_plan(
+                   sample_plan(), b, [] { return plan::Plan{}; }, quick()),
+               EnvironmentError);
+}
+
+// Callbacks: an empty interrupted() never stops the run, one that throws stops it (and the
+// steps are undone), and a progress callback that throws loses only its lines.
+TEST(Apply, CallbacksThatAreEmptyOrThrowDoNotLeaveStepsInPlace)
+{
+  {
+    RecordingBackend b;
+    apply::Options o = quick();
+    o.interrupted = nullptr;
+    o.progress = [](const std::string&) { throw std::runtime_error("terminal gone"); };
+    apply::Report report;
+    EXPECT_NO_THROW(report = apply::apply_plan(
+                        sample_plan(), b, [] { return plan::Plan{}; }, o));
+    EXPECT_TRUE(report.ok()) << report.failure;
+    EXPECT_EQ(5U, report.changes);
+  }
+  {
+    RecordingBackend b;
+    apply::Options o = quick();
+    o.interrupted = [&b] {
+      if (b.calls.size() == 2) {
+        throw std::runtime_error("poll failed");
+      }
+      return false;
+    };
+    apply::Report report;
+    EXPECT_NO_THROW(report = apply::apply_plan(
+                        sample_plan(), b, [] { return plan::Plan{}; }, o));
+    EXPECT_EQ("interrupted before: - 10.9.0.1/24 on ib0", report.failure);
+    EXPECT_EQ((std::vector<std::string>{"create ib0.8001 on ib0", "ib0 mtu 4092", "ib0 mtu 2044",
+                                        "delete ib0.8001"}),
+              b.calls);
+  }
+}
+
+// verify_tries below 1 still reads the host once: a host that did not converge is not passed.
+TEST(Apply, VerificationReadsTheHostAtLeastOnce)
+{
+  RecordingBackend b;
+  apply::Options o = quick();
+  o.verify_tries = 0;
+  plan::Plan still;
+  still.actions = {sample_plan().actions[1]};
+  int replans = 0;
+  const auto report = apply::apply_plan(
+      sample_plan(), b,
+      [&] {
+        ++replans;
+        return still;
+      },
+      o);
+  EXPECT_EQ(1, replans);
+  EXPECT_FALSE(report.ok());
+  EXPECT_EQ("verification failed: ib0 mtu: desired 4092, current 2044", report.failure);
 }
 
 TEST(Apply, VerificationFailureSaysDesiredAndCurrent)
