@@ -8,6 +8,7 @@
 #include "nm/plugin.hpp"
 #include "os/dl_module.hpp"
 
+#include <dlfcn.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -16,7 +17,6 @@
 #include <cstring>
 #include <optional>
 
-#include <climits>
 #include <cstdlib>
 
 namespace ibsetup {
@@ -29,24 +29,25 @@ const char* const k_file = "ibsetup-nm.so";
 // become immediate stores.
 [[gnu::used]] const char k_plugin_dir[] = IBSETUP_PLUGINDIR;
 
-// IBSETUP_NM_PLUGIN (a path), then the installed plugin directory, then next to the running
-// executable (a build tree).
+// IBSETUP_NM_PLUGIN (a path; not in a set-user-ID or file-capability program), else next to
+// the library itself, as the YAML module is found: its plugin directory (<libdir>/ibsetup/,
+// also under a DESTDIR or a relocated prefix), then its own directory (a build tree). Only when
+// the library cannot tell where it was loaded from, the configured plugin directory. Never the
+// running program's directory: a site's tool linked with libibsetup would load whatever
+// ibsetup-nm.so lies beside it.
 std::vector<std::string> candidates()
 {
-  std::vector<std::string> out;
-  if (const char* env = std::getenv("IBSETUP_NM_PLUGIN"); env != nullptr && *env != '\0') {
-    out.emplace_back(env);
-    return out;
+  if (const char* env = secure_getenv("IBSETUP_NM_PLUGIN"); env != nullptr && *env != '\0') {
+    return {env};
   }
-  out.push_back(std::string(k_plugin_dir) + "/" + k_file);
-  char exe[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    std::string dir(exe, static_cast<size_t>(n));
-    dir = dir.substr(0, dir.rfind('/'));
-    out.push_back(dir + "/" + k_file);
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&candidates), &info) != 0 && info.dli_fname != nullptr &&
+      std::strchr(info.dli_fname, '/') != nullptr) {
+    std::string dir = info.dli_fname;
+    dir.erase(dir.rfind('/'));
+    return {dir + "/ibsetup/" + k_file, dir + "/" + k_file};
   }
-  return out;
+  return {std::string(k_plugin_dir) + "/" + k_file};
 }
 
 // Loaded once, on first use (a function-local static: thread-safe), and kept for the process.

@@ -81,6 +81,17 @@ check "installed ibsetup --version: $version" test "$version" = "ibsetup $(
 render_installed "$p/sbin" "$lib" "$src/profiles/lab.yaml" lab01 ibsetup-ib0.nmconnection \
   "installed plugin renders keyfiles"
 
+# The installed plugin found by the installed library next to itself (here under DESTDIR), as
+# the module below is, without IBSETUP_NM_PLUGIN; and a file of its name beside the program is
+# never loaded (a site's tool linked with libibsetup would run whatever lies beside it).
+mkdir -p "$tmp/planted" "$tmp/render2"
+cp "$p/sbin/ibsetup" "$tmp/planted/ibsetup"
+printf 'not a plugin\n' >"$tmp/planted/ibsetup-nm.so"
+out=$(env -u IBSETUP_NM_PLUGIN LD_LIBRARY_PATH="$lib" "$tmp/planted/ibsetup" render \
+  "$src/profiles/lab.yaml" --node lab01 --root "$tmp/render2" 2>&1) || true
+check "installed plugin found next to the installed library, not beside the program: $out" \
+  test -s "$tmp/render2/etc/NetworkManager/system-connections/ibsetup-ib0.nmconnection"
+
 # The installed module, found by the installed library next to itself (here under DESTDIR).
 printf 'version: 1\nnodes:\n  - hosts: b1\n    interfaces: &ifs\n      - {name: ib0, ipv4: 10.0.0.0/24}\n' \
   >"$tmp/anchors.yaml"
