@@ -75,11 +75,13 @@ void print_warnings(const std::vector<Diagnostic>& warnings, bool quiet)
 // (as Diagnostics::format sorts them). Each error line says "error:" and each warning line
 // "warning:" (as print_warnings prints them), so that `grep error:` finds the errors: one
 // "error:" in front of the whole block used to land on a warning when it came first.
-void print_diagnostics(const Diagnostics& diagnostics)
+void print_diagnostics(const Diagnostics& diagnostics, bool quiet)
 {
   std::vector<const Diagnostic*> sorted;
   for (const auto& d : diagnostics.all()) {
-    sorted.push_back(&d);
+    if (!quiet || d.severity == Severity::error) {
+      sorted.push_back(&d);
+    }
   }
   std::stable_sort(sorted.begin(), sorted.end(), [](const Diagnostic* a, const Diagnostic* b) {
     return a->mark.line != b->mark.line ? a->mark.line < b->mark.line
@@ -375,7 +377,11 @@ int run_command(int argc, char** argv)
     }
     return code;
   } catch (const DiagnosticError& e) {
-    print_diagnostics(e.diagnostics());
+    // -q drops the warnings of an invalid profile too: only its errors are printed.
+    const auto subs = app.get_subcommands();
+    print_diagnostics(e.diagnostics(),
+                      !subs.empty() && subs.front()->get_option_no_throw("--quiet") != nullptr &&
+                          subs.front()->count("--quiet") > 0);
     return exit_code(e.kind());
   } catch (const Error& e) {
     print_error(e.what());

@@ -83,4 +83,19 @@ for case in "dash -n[1-2] cannot start with '-'" "dots n..[1-2] cannot hold an e
   hostile "host-name-$name" 3 "a host name $why" -- validate "$tmp/host-$name.yaml"
 done
 
+# -q prints nothing but errors, an invalid profile's warnings included (they came with its
+# errors before); without -q the warning is there.
+profile quiet '      - {name: ib0}
+      - {name: ib1, pkey: 0x0001}'
+hostile quiet-loud 3 'warning: nodes[0].interfaces[1].pkey: P_Key 0x0001 lacks' -- \
+  validate "$tmp/quiet.yaml"
+for command in validate show; do
+  run_ibsetup /dev/null "$command" "$tmp/quiet.yaml" -q
+  if [ "$code" = 3 ] && grep -q "ibsetup: error: .*a pkey child needs 'parent'" "$out" && ! grep -q 'warning' "$out"; then
+    ok "quiet-$command: only the error"
+  else
+    bad "quiet-$command: exit $code; output:"
+    head -20 "$out"
+  fi
+done
 finish
