@@ -17,6 +17,21 @@ namespace ibsetup::cli {
 
 namespace {
 
+// The text of a firmware report. Its warnings (IPoIB on a port that is or will be Ethernet) go
+// to standard error through the one printer of warnings, which -q silences, as the plan's do.
+std::string firmware_text(const firmware::State& state, const firmware::Report* report, bool quiet)
+{
+  print_warnings(report != nullptr ? report->state.warnings : state.warnings, quiet);
+  firmware::State shown = state;
+  shown.warnings.clear();
+  if (report == nullptr) {
+    return firmware::to_text(shown, nullptr);
+  }
+  firmware::Report r = *report;
+  r.state.warnings.clear();
+  return firmware::to_text(shown, &r);
+}
+
 // What set_step did, for people or programs. Returns the exit code. in_apply: apply's step,
 // whose report goes to standard error when standard output is gone (`apply --json | true`):
 // what was set stays whatever apply does next, and apply's exit status is that of its
@@ -28,7 +43,7 @@ int print_set(const firmware::StepOutcome& outcome, bool quiet, bool json, bool 
   if (json) {
     text = firmware::to_json(outcome.state, &report);
   } else if (!quiet || !report.ok()) {
-    text = firmware::to_text(outcome.state, &report);
+    text = firmware_text(outcome.state, &report, quiet);
   }
   if (in_apply && !text.empty()) {
     emit_report(text);
@@ -74,7 +89,7 @@ void add_firmware_options(CLI::App& cmd, FirmwareOptions& options, bool skip)
       ->group("");
 }
 
-void print_firmware_section(const firmware::StepOutcome& outcome, bool json)
+void print_firmware_section(const firmware::StepOutcome& outcome, bool json, bool quiet)
 {
   if (json) {
     return;
@@ -82,7 +97,7 @@ void print_firmware_section(const firmware::StepOutcome& outcome, bool json)
   if (outcome.status == firmware::StepStatus::unknown) {
     std::cout << "firmware link types: not known: " << util::escape_text(outcome.unknown) << '\n';
   } else if (outcome.status == firmware::StepStatus::queried) {
-    std::cout << firmware::to_text(outcome.state, nullptr);
+    std::cout << firmware_text(outcome.state, nullptr, quiet);
   }
 }
 
@@ -125,7 +140,7 @@ void print_firmware_step(const firmware::StepOutcome& outcome, const std::string
       }
       return;
     }
-    print_firmware_section(outcome, json);
+    print_firmware_section(outcome, json, quiet);
     return;
   case firmware::StepStatus::set:
     print_set(outcome, quiet, json, true);
@@ -143,7 +158,8 @@ FirmwareCommands::FirmwareCommands(CLI::App& app)
   m_firmware->add_option("file", m_file, "Cluster profile (YAML)")->required();
   m_firmware->add_option("--node", m_node, "Node (default: this host's short name)");
   m_firmware->add_flag("--json", m_json, "Print the result as JSON");
-  m_firmware->add_flag("-q,--quiet", m_quiet, "Print only errors");
+  m_firmware->add_flag("-q,--quiet", m_quiet,
+                       "Do not print warnings; with --apply, print nothing but errors");
   m_firmware->add_option("--sysfs-root", m_sysfs_root,
                          "Read sysfs from DIR instead of /sys (needs --mstconfig: the firmware "
                          "of a captured tree is not this machine's)");
@@ -179,7 +195,7 @@ int FirmwareCommands::run()
     return print_set(outcome, m_quiet, m_json, false);
   }
   std::cout << (m_json ? firmware::to_json(outcome.state, nullptr)
-                       : firmware::to_text(outcome.state, nullptr));
+                       : firmware_text(outcome.state, nullptr, m_quiet));
   return 0;
 }
 

@@ -25,7 +25,7 @@ struct FirmwareOptions {
 void add_firmware_options(CLI::App& cmd, FirmwareOptions& options, bool skip = true);
 
 // plan's firmware section and apply --dry-run's (text only: `firmware --json` has the JSON).
-void print_firmware_section(const firmware::StepOutcome& outcome, bool json);
+void print_firmware_section(const firmware::StepOutcome& outcome, bool json, bool quiet);
 
 // apply's firmware step as it goes: skipped, the section of a dry run, or what was set.
 void print_firmware_step(const firmware::StepOutcome& outcome, const std::string& host,

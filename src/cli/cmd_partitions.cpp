@@ -76,7 +76,8 @@ PartitionsCommands::PartitionsCommands(CLI::App& app)
                          "comments) or a GUID is on two ports");
   m_partitions->add_flag("--json", m_json,
                          "Print the partitions, their members and every problem as JSON");
-  m_partitions->add_flag("-q,--quiet", m_quiet, "Print only errors");
+  m_partitions->add_flag("-q,--quiet", m_quiet,
+                         "Do not print warnings, nor --output's summary or a passing --verify");
   m_partitions->add_flag("--verify", m_verify,
                          "Write nothing: read each profile host port's P_Key table from the fabric "
                          "(SA and SMP queries from this host's HCA) and compare it with what the "

@@ -186,7 +186,9 @@ PipelineCommands::PipelineCommands(CLI::App& app)
     cmd->add_flag("--prune", m_prune,
                   "Also delete pkey children of declared interfaces that the profile does not "
                   "declare");
-    cmd->add_flag("-q,--quiet", m_quiet, "Print only errors");
+    cmd->add_flag(
+        "-q,--quiet", m_quiet,
+        cmd == m_plan ? "Do not print warnings (the plan is printed)" : "Print nothing but errors");
     add_firmware_options(*cmd, m_firmware);
   }
   m_plan->add_option("--sysfs-root", m_sysfs_root,
@@ -248,9 +250,15 @@ int PipelineCommands::plan()
     result.plan.warnings.push_back("firmware link types: not known: " + result.firmware.unknown);
     std::cout << plan::plan_to_json(result.plan);
   } else {
+    if (m_json && result.firmware.status == firmware::StepStatus::queried) {
+      // The JSON has no firmware section: its warnings (IPoIB on a port that is or will be
+      // Ethernet) join the plan's, which explain an exit 6 with no interface change.
+      const auto& w = result.firmware.state.warnings;
+      result.plan.warnings.insert(result.plan.warnings.end(), w.begin(), w.end());
+    }
     std::cout << plan_output(result.plan, m_json, m_quiet);
   }
-  print_firmware_section(result.firmware, m_json);
+  print_firmware_section(result.firmware, m_json, m_quiet);
   if (!result.plan.errors.empty()) {
     return exit_code(ErrorKind::bad_input);
   }

@@ -425,6 +425,14 @@ expect_grep "eth warning" 'warning: ib1: IPoIB is declared on mlx5_0 port 2, who
 state 0000:5e:00.0 ETH ETH
 out=$(fw "$work/vpi.yaml" "${vpi[@]}")
 expect_grep "eth next boot warning" 'warning: ib0: IPoIB is declared on mlx5_0 port 1, whose link type is ETH in the firmware for the next boot' "$out"
+# The warning goes to standard error through the one printer of warnings, which -q silences;
+# plan --json, which has no firmware section, carries it in its warnings (it explains exit 6).
+out=$("$bin" firmware "$work/vpi.yaml" "${vpi[@]}" --mstconfig "$work/mstconfig" 2>/dev/null)
+expect_no_grep "eth next boot warning: not on stdout" 'warning' "$out"
+out=$(fw "$work/vpi.yaml" "${vpi[@]}" -q)
+expect_no_grep "eth next boot warning: -q silences it" 'warning' "$out"
+out=$("$bin" plan "$work/vpi.yaml" "${vpi[@]}" --mstconfig "$work/mstconfig" --json -q 2>&1)
+expect_grep "eth next boot warning: in plan --json" '"warnings":\["ib0: IPoIB is declared on mlx5_0 port 1, whose link type is ETH in the firmware for the next boot' "$out"
 out=$(fw "$work/vpi.yaml" "${vpi[@]}" --apply)
 expect_grep "eth next boot warning, set: the port is set" 'set mlx5_0 port 1 \(0000:5e:00.0\) LINK_TYPE_P1 ETH -> IB' "$out"
 expect_no_grep "eth next boot warning, set: gone" 'whose link type is ETH in the firmware' "$out"
