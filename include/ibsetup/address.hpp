@@ -36,7 +36,7 @@ struct IpPrefix {
   IpAddress address;
   int length = 0;
 
-  // Parses "ADDRESS/LEN"; on failure returns nullopt and sets *why to the reason.
+  // Parses "ADDRESS/LEN"; on failure returns nullopt and sets *why (when not null) to the reason.
   static std::optional<IpPrefix> parse(std::string_view text, Family family, std::string* why);
 
   IpAddress network() const;

@@ -202,7 +202,7 @@ constexpr const char* k_textfile_name = "ibsetup.prom";
 std::string textfile_temp_path(const std::string& dir);
 // Replaces DIR/ibsetup.prom with text atomically: the temporary file (O_EXCL, mode 0644 whatever
 // the umask), fsync, rename, fsync of DIR. Throws EnvironmentError naming the file and the
-// reason; the temporary file is gone again on every error.
+// reason (an empty dir too); the temporary file is gone again on every error.
 void write_textfile(const std::string& dir, const std::string& text);
 
 }  // namespace ibsetup::check

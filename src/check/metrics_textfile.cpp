@@ -57,6 +57,10 @@ std::string textfile_temp_path(const std::string& dir)
 
 void write_textfile(const std::string& dir, const std::string& text)
 {
+  if (dir.empty()) {
+    // "" would join to "/ibsetup.prom": the file system's root, not a directory given.
+    throw EnvironmentError("no directory given for " + std::string(k_textfile_name));
+  }
   const std::string temp = textfile_temp_path(dir);
   const std::string target = join(dir, k_textfile_name);
   // O_EXCL: a file of that name is a leftover of a process that had this pid and was killed;

@@ -65,6 +65,10 @@ std::string IpAddress::str() const
 
 std::optional<IpPrefix> IpPrefix::parse(std::string_view text, Family family, std::string* why)
 {
+  std::string ignored;
+  if (why == nullptr) {
+    why = &ignored;  // the reason is optional: a caller may only want the value
+  }
   const char* name = family == Family::ipv4 ? "IPv4" : "IPv6";
   const auto slash = text.find('/');
   if (slash == std::string_view::npos) {

@@ -67,7 +67,14 @@ void detail::write_reboot_marker(const std::string& path, const State& state,
 {
   // The marker lives at a system path the administrator chose, so the directories' own
   // symlinks (/var/run -> /run) are theirs to follow; only the file itself never is.
-  const std::filesystem::path absolute = std::filesystem::absolute(path);
+  if (path.empty()) {
+    throw EnvironmentError("no path given for the reboot marker");
+  }
+  std::error_code cwd_error;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, cwd_error);
+  if (cwd_error) {
+    throw EnvironmentError("reboot marker " + path + ": " + cwd_error.message());
+  }
   std::error_code ec;
   const std::filesystem::path dir = std::filesystem::weakly_canonical(absolute.parent_path(), ec);
   const std::filesystem::path target = (ec ? absolute.parent_path() : dir) / absolute.filename();

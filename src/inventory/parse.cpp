@@ -56,15 +56,16 @@ std::optional<CodeName> parse_phys_state(const std::string& text)
 
 const char* to_string(PortState value)
 {
+  // A value outside the enumeration (a caller's cast) reads as other, not past the table.
   const auto i = static_cast<size_t>(value);
-  return value == PortState::other ? "" : k_port_states[i];
+  return i >= static_cast<size_t>(PortState::other) ? "" : k_port_states[i];
 }
 
 const char* to_string(PhysState value)
 {
   // k_phys_states is indexed by the kernel's code, which starts at 1 (Sleep).
   const auto i = static_cast<size_t>(value) + 1;
-  return value == PhysState::other ? "" : k_phys_states[i];
+  return i >= static_cast<size_t>(PhysState::other) + 1 ? "" : k_phys_states[i];
 }
 
 const char* to_string(LinkLayer value)

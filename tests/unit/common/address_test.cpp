@@ -36,6 +36,15 @@ TEST(Address, RejectsMalformedCidr)
   EXPECT_FALSE(IpPrefix::parse("10.0.0.0/8", Family::ipv6, &why));
 }
 
+// The reason is optional: a null why is not written through (it was: a crash on bad input).
+TEST(Address, ParseWithoutAReason)
+{
+  EXPECT_FALSE(IpPrefix::parse("10.0.0.1", Family::ipv4, nullptr));
+  EXPECT_FALSE(IpPrefix::parse("nonsense/24", Family::ipv4, nullptr));
+  EXPECT_FALSE(IpPrefix::parse("10.0.0.1/99", Family::ipv4, nullptr));
+  EXPECT_TRUE(IpPrefix::parse("10.0.0.1/24", Family::ipv4, nullptr));
+}
+
 TEST(Address, PoolPositions)
 {
   const auto pool = v4("10.10.0.0/16");

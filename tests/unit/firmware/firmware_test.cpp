@@ -729,6 +729,12 @@ State reboot_owed(const std::string& device)
   return s;
 }
 
+// An empty path is refused with the library's error, not std::filesystem's.
+TEST(FirmwareMarker, AnEmptyPathIsAnEnvironmentError)
+{
+  EXPECT_THROW(update_reboot_marker("", reboot_owed("mlx5_0")), EnvironmentError);
+}
+
 TEST(FirmwareMarker, WrittenAtomicallyAndRemovedWhenNothingIsOwed)
 {
   test::TempDir dir;

@@ -49,6 +49,16 @@ TEST(InventoryParse, EveryPortStateToItsEnum)
   }
 }
 
+// A value outside the enumeration (a library caller's cast) names nothing, and reads nothing
+// past the table (it returned whatever string came next in the library's data).
+TEST(InventoryParse, AStateOutsideTheEnumerationHasNoName)
+{
+  EXPECT_STREQ("", to_string(static_cast<PortState>(99)));
+  EXPECT_STREQ("", to_string(static_cast<PhysState>(99)));
+  EXPECT_STREQ("ACTIVE", to_string(PortState::active));
+  EXPECT_STREQ("LinkUp", to_string(PhysState::link_up));
+}
+
 TEST(InventoryParse, EveryPhysStateToItsEnum)
 {
   const std::pair<const char*, PhysState> cases[] = {

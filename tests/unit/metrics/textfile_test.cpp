@@ -54,6 +54,12 @@ TEST(Textfile, ReplacesTheFileWithMode0644UnderUmask077)
   EXPECT_EQ(names(dir.path()), std::vector<std::string>{"ibsetup.prom"});
 }
 
+// No directory is not the file system's root: "" used to write /ibsetup.prom.
+TEST(Textfile, AnEmptyDirectoryIsRefused)
+{
+  EXPECT_THROW(check::write_textfile("", "x 1\n"), EnvironmentError);
+}
+
 TEST(Textfile, TempNameHasThePidAndIsNotReadByTheCollector)
 {
   const auto temp = check::textfile_temp_path("/d");
