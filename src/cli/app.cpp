@@ -127,20 +127,23 @@ const char* const k_footer = R"(Exit codes:
   0  success
   1  internal error (a bug in ibsetup; please report it)
   2  usage error (bad command line)
-  3  invalid input (the profile or another input file; every problem is listed)
+  3  invalid input (the profile or another input file; every problem is listed);
+     partitions: profile hosts missing from the inventories
   4  environment problem (missing file, permission or program on this host; standard
-     output that cannot be written)
-  5  a check failed
+     output that cannot be written; a NetworkManager checkpoint another tool holds)
+  5  a check failed; report: a host failed or did not answer; partitions --verify:
+     a port differs
   6  plan --detailed-exitcode: changes are pending
   7  apply failed or was interrupted (SIGINT, SIGTERM, SIGHUP, standard output closed);
      every change it made was rolled back, firmware link types excepted (the report
-     says what and why); render, apply --offline, partitions --output: interrupted
-     before any file was replaced
+     says what and why; with NetworkManager hung or gone, what was not undone);
+     render, apply --offline, partitions --output: interrupted before any file was
+     replaced
   8  another ibsetup run (apply or firmware --apply) holds the lock; render,
      apply --offline, partitions --output: another process has held the lock on the
      root (the output's directory) for 10 s
   9  reboot required: firmware link types change at the next boot
-     (/run/ibsetup/reboot-required lists the devices)
+     (/run/ibsetup/reboot-required lists the ports)
 
 See ibsetup(8) and ibsetup-profile(5).)";
 
