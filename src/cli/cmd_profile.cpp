@@ -15,13 +15,22 @@ namespace ibsetup::cli {
 
 namespace {
 
+// In the file's order, as the text output prints them (print_diagnostics).
 void diagnostics_json(JsonWriter& j, const std::vector<Diagnostic>& items, Severity severity)
 {
-  j.begin_array();
+  std::vector<const Diagnostic*> sorted;
   for (const auto& d : items) {
-    if (d.severity != severity) {
-      continue;
+    if (d.severity == severity) {
+      sorted.push_back(&d);
     }
+  }
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Diagnostic* a, const Diagnostic* b) {
+    return a->mark.line != b->mark.line ? a->mark.line < b->mark.line
+                                        : a->mark.column < b->mark.column;
+  });
+  j.begin_array();
+  for (const auto* p : sorted) {
+    const Diagnostic& d = *p;
     j.begin_object();
     j.key("file").value(d.file);
     j.key("line").value(d.mark.line);
@@ -99,7 +108,13 @@ int ProfileCommands::validate()
     if (!m_json) {
       throw;
     }
-    diags.push_back({Severity::error, m_file, {}, "", e.what()});
+    // The message names the file already: "FILE: cannot open the profile: ...".
+    std::string message = e.what();
+    const std::string named = m_file + ": ";
+    if (message.compare(0, named.size(), named) == 0) {
+      message.erase(0, named.size());
+    }
+    diags.push_back({Severity::error, m_file, {}, "", message});
     ok = false;
     failed = e.kind();
   }

@@ -30,6 +30,13 @@ check validate-missing 4 '^ibsetup: error: /nonexistent.yaml: cannot open the pr
 check validate-bad 3 'unknown-key.yaml:4:5: nodes\[0\].interfaec: unknown key' -- validate "$src/tests/data/profile/invalid/unknown-key.yaml"
 check validate-json-bad 3 '"ok":false' -- validate --json "$src/tests/data/profile/invalid/unknown-key.yaml"
 check validate-json-ok 0 '"ok":true,"groups":3' -- validate --json "$src/profiles/cluster-512.yaml"
+# The file is named once, and the errors come in the file's order, as in the text output.
+check validate-json-missing 4 '"text":"/nonexistent.yaml: cannot open the profile' -- validate --json /nonexistent.yaml
+order_dir=$(mktemp -d)
+printf 'version: 1\ndefaults:\n  mode: datagram\nnodes:\n  - hosts: n1\n    interfaces:\n      - {name: ib0, mtu: 65520}\nhosts:\n  n9: {}\n' \
+  >"$order_dir/two.yaml"
+check validate-json-order 3 '"errors":\[\{"file":"[^"]*","line":7,.*\},\{"file":"[^"]*","line":9,' -- validate --json "$order_dir/two.yaml"
+rm -rf "$order_dir"
 # A profile the built-in parser leaves to yaml-cpp (an anchor) is read through ibsetup-yaml.so,
 # which libibsetup finds next to itself. The same library without the module beside it names
 # the profile and the module, and exits 4 (the environment).
