@@ -22,23 +22,34 @@ bool is_bare(char c)
          std::strchr("_.,:/@%+=-", c) != nullptr;
 }
 
-// Whether the template text line[0, end) leaves an open quote: a placeholder there would be
-// quoted twice.
-bool inside_quotes(const std::string& line, size_t end)
-{
-  char open = 0;
-  for (size_t i = 0; i < end; ++i) {
-    const char c = line[i];
-    if (open != '\'' && c == '\\') {
-      ++i;  // an escaped character, outside quotes or in double quotes
-    } else if (open == 0 && (c == '\'' || c == '"')) {
-      open = c;
-    } else if (c == open) {
-      open = 0;
+// Whether the template text of a line up to a position leaves an open quote: a placeholder
+// there would be quoted twice. The scan goes on from where the last question stopped (the
+// placeholders of a line come in order), so a line of many placeholders is read once, not once
+// per placeholder.
+class QuoteScan {
+public:
+  explicit QuoteScan(const std::string& line) : m_line(line) {}
+
+  bool inside_at(size_t end)
+  {
+    for (; m_next < end; ++m_next) {
+      const char c = m_line[m_next];
+      if (m_open != '\'' && c == '\\') {
+        ++m_next;  // an escaped character, outside quotes or in double quotes
+      } else if (m_open == 0 && (c == '\'' || c == '"')) {
+        m_open = c;
+      } else if (c == m_open) {
+        m_open = 0;
+      }
     }
+    return m_open != 0;
   }
-  return open != 0;
-}
+
+private:
+  const std::string& m_line;
+  size_t m_next = 0;
+  char m_open = 0;
+};
 
 }  // namespace
 
@@ -98,6 +109,7 @@ std::string fill_template(const std::string& text,
     std::string filled;
     bool complete = true;
     size_t pos = 0;
+    QuoteScan quotes(line);
     while (true) {
       const size_t open = line.find("{{", pos);
       if (open == std::string::npos) {
@@ -120,7 +132,7 @@ std::string fill_template(const std::string& text,
       }
       if (!known) {
         problem(open, "unknown key {{" + util::escape_text(key) + "}}");
-      } else if (inside_quotes(line, open)) {
+      } else if (quotes.inside_at(open)) {
         problem(open, "{{" + util::escape_text(key) +
                           "}} is inside quotes (ibsetup quotes the values it fills in)");
       }
