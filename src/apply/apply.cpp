@@ -175,7 +175,7 @@ std::string thrown(const std::exception_ptr& error)
   } catch (const std::exception& e) {
     return e.what();
   } catch (...) {
-    return "the backend threw an exception that is not a std::exception";
+    return "an exception that is not a std::exception";
   }
 }
 
@@ -195,8 +195,8 @@ bool verify_host(const std::function<plan::Plan()>& replan, const Options& optio
     plan::Plan again;
     try {
       again = replan();
-    } catch (const std::exception& e) {
-      report.failure = std::string("verification could not read the host: ") + e.what();
+    } catch (...) {
+      report.failure = "verification could not read the host: " + thrown(std::current_exception());
       return false;
     }
     report.not_converged.clear();
@@ -278,12 +278,18 @@ Report apply_plan(const plan::Plan& plan, LinkBackend& backend,
   }
   for (auto it = journal.rbegin(); it != journal.rend(); ++it) {
     try {
-      it->second(backend);
-      report.rollback.push_back(it->first + ": ok");
+      std::string line;
+      try {
+        it->second(backend);
+        line = it->first + ": ok";
+      } catch (...) {
+        line = it->first + ": FAILED: " + thrown(std::current_exception());
+      }
+      say(options, "  rollback: " + line);
+      report.rollback.push_back(std::move(line));
     } catch (...) {
-      report.rollback.push_back(it->first + ": FAILED: " + thrown(std::current_exception()));
+      // No memory left for the line itself: the undo steps after it still run.
     }
-    say(options, "  rollback: " + report.rollback.back());
   }
   return report;
 }

@@ -1,5 +1,6 @@
 // apply and plan for one node: the sequence the command line and other front ends share.
 #include <ibsetup/apply.hpp>
+#include "apply/callbacks.hpp"
 #include "apply/lock_check.hpp"
 #include "common/termination_guard.hpp"
 #include <ibsetup/inventory.hpp>
@@ -124,10 +125,9 @@ void apply_networkmanager(const profile::ResolvedNode& node, const std::string& 
     // Refused before a checkpoint existed (another tool's checkpoint holds the device): nothing
     // was changed, so it is the host's problem (4), not an apply that failed and was rolled
     // back. An interrupted run stays 7, as documented for every interruption.
-    out.result =
-        out.report.checkpoint.empty() && !(options.steps.interrupted && options.steps.interrupted())
-            ? ErrorKind::environment
-            : ErrorKind::apply_failed;
+    out.result = out.report.checkpoint.empty() && !options.steps.interrupted()
+                     ? ErrorKind::environment
+                     : ErrorKind::apply_failed;
   }
 }
 
@@ -219,8 +219,12 @@ firmware::StepOutcome firmware_node(const profile::ResolvedNode& node,
 }
 
 NodeOutcome apply_node(const profile::ResolvedNode& node, const std::string& cluster,
-                       const NodeOptions& options)
+                       const NodeOptions& given)
 {
+  // Both backends and the firmware step poll and report through these: guarded once here.
+  NodeOptions options = given;
+  options.steps.interrupted = detail::guarded_interrupted(given.steps.interrupted);
+  options.steps.progress = detail::guarded_progress(given.steps.progress);
   NodeOutcome out;
   out.backend = pick_backend(options.backend, node);
   if (options.on_backend) {

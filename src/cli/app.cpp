@@ -24,6 +24,7 @@
 #include <cstring>
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <map>
 #include <optional>
@@ -122,6 +123,22 @@ profile::ResolvedNode resolve_node_arg(const profile::Profile& profile,
 }
 
 namespace {
+
+// Whether a flag was given and not as --flag=false (or 0, off, no).
+bool flag_given(const CLI::Option* flag)
+{
+  if (flag == nullptr || flag->count() == 0) {
+    return false;
+  }
+  const auto results = flag->results();
+  if (results.empty()) {
+    return true;
+  }
+  std::string last = results.back();
+  std::transform(last.begin(), last.end(), last.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return last != "false" && last != "0" && last != "off" && last != "no";
+}
 
 const char* const k_footer = R"(Exit codes:
   0  success
@@ -383,8 +400,7 @@ int run_command(int argc, char** argv)
     // -q drops the warnings of an invalid profile too: only its errors are printed.
     const auto subs = app.get_subcommands();
     print_diagnostics(e.diagnostics(),
-                      !subs.empty() && subs.front()->get_option_no_throw("--quiet") != nullptr &&
-                          subs.front()->count("--quiet") > 0);
+                      !subs.empty() && flag_given(subs.front()->get_option_no_throw("--quiet")));
     return exit_code(e.kind());
   } catch (const Error& e) {
     print_error(e.what());

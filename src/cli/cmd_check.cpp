@@ -296,11 +296,11 @@ int CheckCommands::check()
                                   std::chrono::steady_clock::now());
     }
     print_report(timed_out);
-    if (!textfile_error.empty()) {
-      std::cerr << "ibsetup: error: " << util::escape_text(textfile_error) << '\n';
-    }
     if (slurm) {
       print_slurm(*slurm);
+    }
+    if (!textfile_error.empty()) {
+      std::cerr << "ibsetup: error: " << util::escape_text(textfile_error) << '\n';
     }
   });
   check::CheckHooks hooks;
@@ -318,6 +318,9 @@ int CheckCommands::check()
   if (outcome.slurm) {
     print_slurm(*outcome.slurm);
     if (!outcome.slurm->error.empty()) {
+      if (!textfile_error.empty()) {
+        std::cerr << "ibsetup: error: " << util::escape_text(textfile_error) << '\n';
+      }
       return exit_code(outcome.report.ok() ? ErrorKind::environment : ErrorKind::check_failed);
     }
   }

@@ -186,9 +186,9 @@ PipelineCommands::PipelineCommands(CLI::App& app)
     cmd->add_flag("--prune", m_prune,
                   "Also delete pkey children of declared interfaces that the profile does not "
                   "declare");
-    cmd->add_flag(
-        "-q,--quiet", m_quiet,
-        cmd == m_plan ? "Do not print warnings (the plan is printed)" : "Print nothing but errors");
+    cmd->add_flag("-q,--quiet", m_quiet,
+                  cmd == m_plan ? "Do not print warnings (the plan is printed)"
+                                : "Print nothing but errors (--dry-run still prints its preview)");
     add_firmware_options(*cmd, m_firmware);
   }
   m_plan->add_option("--sysfs-root", m_sysfs_root,

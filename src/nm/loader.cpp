@@ -5,6 +5,7 @@
 #include <ibsetup/nm.hpp>
 #include <ibsetup/render.hpp>
 
+#include "apply/callbacks.hpp"
 #include "nm/plugin.hpp"
 #include "os/dl_module.hpp"
 
@@ -32,9 +33,10 @@ const char* const k_file = "ibsetup-nm.so";
 // IBSETUP_NM_PLUGIN (a path; not in a set-user-ID or file-capability program), else next to
 // the library itself, as the YAML module is found: its plugin directory (<libdir>/ibsetup/,
 // also under a DESTDIR or a relocated prefix), then its own directory (a build tree). Only when
-// the library cannot tell where it was loaded from, the configured plugin directory. Never the
+// the library cannot tell where it was loaded from, the configured plugin directory. Not the
 // running program's directory: a site's tool linked with libibsetup would load whatever
-// ibsetup-nm.so lies beside it.
+// ibsetup-nm.so lies beside it. (Only a program that links the library's objects into itself,
+// as the unit tests do, is named by dladdr; they set IBSETUP_NM_PLUGIN.)
 std::vector<std::string> candidates()
 {
   if (const char* env = secure_getenv("IBSETUP_NM_PLUGIN"); env != nullptr && *env != '\0') {
@@ -135,7 +137,10 @@ nm::BackendChoice nm::choose_backend(const profile::ResolvedNode& node)
 nm::Report nm::apply_node(const profile::ResolvedNode& node, const std::string& cluster,
                           const Options& options)
 {
-  return api().apply_node_fn(node, cluster, options);
+  Options guarded = options;
+  guarded.interrupted = apply::detail::guarded_interrupted(options.interrupted);
+  guarded.progress = apply::detail::guarded_progress(options.progress);
+  return api().apply_node_fn(node, cluster, guarded);
 }
 
 }  // namespace ibsetup

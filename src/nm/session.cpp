@@ -21,8 +21,8 @@ std::string setting_string(NMConnection* c, const char* (*get)(NMSettingConnecti
 
 void Session::step(const std::string& what)
 {
-  m_current = what;  // named in the failure, even when the step does not start
-  if (m_options.interrupted && m_options.interrupted()) {  // empty: never
+  m_current = what;               // named in the failure, even when the step does not start
+  if (m_options.interrupted()) {  // guarded by nm::apply_node: never empty, never throws
     throw CallError("interrupted before this step");
   }
   if (!m_report.checkpoint.empty()) {

@@ -122,6 +122,11 @@ expect "scontrol fails on drain: its error reported" "$(cat "$work/err")" \
   "ibsetup: error: slurm: scontrol show node hdr01: exit status 1: slurm_update error: Invalid node name specified"
 check --sysfs-root "$healthy" >/dev/null 2>"$work/err"
 expect "scontrol fails on a healthy node: exit 4" "$?" 4
+# A failed scontrol and a failed metrics write: both are said.
+check --sysfs-root "$broken" --textfile-dir "$work/no-such-dir" >/dev/null 2>"$work/err"
+expect "scontrol and the textfile fail: exit 5, both said" "$?:$(cat "$work/err")" \
+  "5:ibsetup: error: slurm: scontrol show node hdr01: exit status 1: slurm_update error: Invalid node name specified
+ibsetup: error: --textfile-dir $work/no-such-dir: No such file or directory"
 rm -f "$work/fail"
 "$ibsetup" check "$profile" --node hdr01 --sysfs-root "$healthy" --slurm-drain \
   --scontrol /nonexistent/scontrol >/dev/null 2>"$work/err"

@@ -98,4 +98,6 @@ for command in validate show; do
     head -20 "$out"
   fi
 done
+hostile quiet-false 3 'warning: nodes[0].interfaces[1].pkey: P_Key 0x0001 lacks' -- \
+  validate "$tmp/quiet.yaml" --quiet=false
 finish

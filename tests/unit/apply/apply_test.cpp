@@ -1,5 +1,6 @@
 // The journal, verification and rollback of apply_plan, driven through a recording backend
 // (the real netlink backend is tested in network namespaces: tests/scripts/netns_apply_test.sh).
+#include "apply/callbacks.hpp"
 #include "test_util.hpp"
 
 #include <ibsetup/apply.hpp>
@@ -49,8 +50,9 @@ public:
   void set_up(const std::string& name, bool up) override { record(name + (up ? " up" : " down")); }
 
   // What a call equal to fail_on throws: 'b' BackendError, 'e' EnvironmentError, 's'
-  // std::runtime_error, 'i' an int.
+  // std::runtime_error, 'i' an int. Each later failure takes the next of then, if any.
   char throws = 'b';
+  std::string then;
 
 private:
   void record(const std::string& call)
@@ -59,7 +61,10 @@ private:
     if (call != fail_on) {
       return;
     }
-    switch (throws) {
+    const char kind =
+        m_failures == 0 || then.empty() ? throws : then[std::min(m_failures - 1, then.size() - 1)];
+    ++m_failures;
+    switch (kind) {
     case 'e':
       throw EnvironmentError(call + ": cannot reach the kernel");
     case 's':
@@ -70,6 +75,8 @@ private:
       throw apply::BackendError(call + ": the kernel refused: Invalid argument");
     }
   }
+
+  size_t m_failures = 0;
 };
 
 IpPrefix prefix(const char* text)
@@ -186,7 +193,7 @@ TEST(Apply, AnyExceptionFromAStepRollsBack)
   const std::vector<std::pair<char, std::string>> cases = {
       {'e', "ib0 mtu 4092: cannot reach the kernel"},
       {'s', "ib0 mtu 4092: a caller's backend gave up"},
-      {'i', "the backend threw an exception that is not a std::exception"}};
+      {'i', "an exception that is not a std::exception"}};
   for (const auto& [throws, failure] : cases) {
     RecordingBackend b;
     b.fail_on = "ib0 mtu 4092";
@@ -201,6 +208,42 @@ TEST(Apply, AnyExceptionFromAStepRollsBack)
         << throws;
     EXPECT_EQ(std::vector<std::string>{"delete ib0.8001: ok"}, report.rollback) << throws;
   }
+}
+
+// An undo step that throws something other than BackendError is reported, and the undo steps
+// after it still run (it used to leave the rollback there, the rest of the steps in place).
+TEST(Apply, AnUndoStepThatThrowsDoesNotStopTheRollback)
+{
+  RecordingBackend b;
+  b.fail_on = "ib0 add 10.10.0.1/16";
+  b.then = "s";
+  plan::Plan p = sample_plan();
+  p.actions[2].address = prefix("10.10.0.1/16");  // its undo re-adds the address: fails again
+  apply::Report report;
+  EXPECT_NO_THROW(report = apply::apply_plan(
+                      p, b, [] { return plan::Plan{}; }, quick()));
+  EXPECT_EQ((std::vector<std::string>{
+                "re-add 10.10.0.1/16 on ib0: FAILED: ib0 add 10.10.0.1/16: a caller's backend "
+                "gave up",
+                "ib0 mtu back to 2044: ok", "delete ib0.8001: ok"}),
+            report.rollback);
+}
+
+// The guards a run puts around a caller's callbacks (apply_node, nm::apply_node): an empty
+// interrupted() is false, one that throws is true; a progress callback's throw is swallowed.
+TEST(Apply, GuardedCallbacks)
+{
+  EXPECT_FALSE(apply::detail::guarded_interrupted(nullptr)());
+  EXPECT_TRUE(apply::detail::guarded_interrupted([]() -> bool { throw 1; })());
+  EXPECT_TRUE(apply::detail::guarded_interrupted([] { return true; })());
+  EXPECT_FALSE(apply::detail::guarded_progress(nullptr));
+  int lines = 0;
+  const auto progress = apply::detail::guarded_progress([&lines](const std::string&) {
+    ++lines;
+    throw std::runtime_error("terminal gone");
+  });
+  EXPECT_NO_THROW(progress("  + create ib0.8001 ... ok"));
+  EXPECT_EQ(1, lines);
 }
 
 // Before any change an EnvironmentError still passes through: nothing to roll back.
