@@ -164,9 +164,9 @@ State query_state(const profile::ResolvedNode& node, const inventory::Host& host
 Report apply_state(const State& state, Tool& tool);
 
 // Writes the marker listing the devices that owe a reboot (atomically), or removes a stale
-// one when none does. Throws EnvironmentError when it cannot (an empty path too). It sees only state, so it
-// counts PortLinkType::reboot_pending(); the firmware step (set_step) also lists the ports
-// its run set whose running type cannot be read, as Report::reboot_required() counts them.
+// one when none does. Throws EnvironmentError when it cannot (an empty path too). It sees only
+// state, so it counts PortLinkType::reboot_pending(); the firmware step (set_step) also lists the
+// ports its run set whose running type cannot be read, as Report::reboot_required() counts them.
 void update_reboot_marker(const std::string& path, const State& state);
 
 // The documented `firmware --json` object, and the same for people.

@@ -114,6 +114,19 @@ plan::Plan sample_plan()
   return p;
 }
 
+// sample_plan() run with o, which stops it before its third step: the two steps made are
+// undone, and apply_plan throws nothing.
+void expect_stopped_before_the_third_step(RecordingBackend& b, const apply::Options& o)
+{
+  apply::Report report;
+  EXPECT_NO_THROW(report = apply::apply_plan(
+                      sample_plan(), b, [] { return plan::Plan{}; }, o));
+  EXPECT_EQ("interrupted before: - 10.9.0.1/24 on ib0", report.failure);
+  EXPECT_EQ((std::vector<std::string>{"create ib0.8001 on ib0", "ib0 mtu 4092", "ib0 mtu 2044",
+                                      "delete ib0.8001"}),
+            b.calls);
+}
+
 apply::Options quick()
 {
   apply::Options o;
@@ -281,13 +294,7 @@ TEST(Apply, CallbacksThatAreEmptyOrThrowDoNotLeaveStepsInPlace)
       }
       return false;
     };
-    apply::Report report;
-    EXPECT_NO_THROW(report = apply::apply_plan(
-                        sample_plan(), b, [] { return plan::Plan{}; }, o));
-    EXPECT_EQ("interrupted before: - 10.9.0.1/24 on ib0", report.failure);
-    EXPECT_EQ((std::vector<std::string>{"create ib0.8001 on ib0", "ib0 mtu 4092", "ib0 mtu 2044",
-                                        "delete ib0.8001"}),
-              b.calls);
+    expect_stopped_before_the_third_step(b, o);
   }
 }
 
@@ -343,12 +350,7 @@ TEST(Apply, InterruptionStopsBetweenStepsAndRollsBack)
   RecordingBackend b;
   apply::Options o = quick();
   o.interrupted = [&b] { return b.calls.size() == 2; };
-  const auto report = apply::apply_plan(
-      sample_plan(), b, [] { return plan::Plan{}; }, o);
-  EXPECT_EQ("interrupted before: - 10.9.0.1/24 on ib0", report.failure);
-  EXPECT_EQ((std::vector<std::string>{"create ib0.8001 on ib0", "ib0 mtu 4092", "ib0 mtu 2044",
-                                      "delete ib0.8001"}),
-            b.calls);
+  expect_stopped_before_the_third_step(b, o);
 }
 
 TEST(Apply, RollbackFailuresAreReportedNotHidden)
