@@ -218,13 +218,11 @@ firmware::StepOutcome firmware_node(const profile::ResolvedNode& node,
   return firmware::set_step(firmware::query_state(node, host, tool.get()), *tool, options);
 }
 
-NodeOutcome apply_node(const profile::ResolvedNode& node, const std::string& cluster,
-                       const NodeOptions& given)
+namespace {
+
+NodeOutcome run_node(const profile::ResolvedNode& node, const std::string& cluster,
+                     const NodeOptions& options)
 {
-  // Both backends and the firmware step poll and report through these: guarded once here.
-  NodeOptions options = given;
-  options.steps.interrupted = detail::guarded_interrupted(given.steps.interrupted);
-  options.steps.progress = detail::guarded_progress(given.steps.progress);
   NodeOutcome out;
   out.backend = pick_backend(options.backend, node);
   if (options.on_backend) {
@@ -260,6 +258,18 @@ NodeOutcome apply_node(const profile::ResolvedNode& node, const std::string& clu
     apply_netlink(node, options, out);
   }
   return out;
+}
+
+}  // namespace
+
+NodeOutcome apply_node(const profile::ResolvedNode& node, const std::string& cluster,
+                       const NodeOptions& options)
+{
+  // Both backends and the firmware step poll and report through these: guarded once here.
+  NodeOptions guarded = options;
+  guarded.steps.interrupted = detail::guarded_interrupted(options.steps.interrupted);
+  guarded.steps.progress = detail::guarded_progress(options.steps.progress);
+  return run_node(node, cluster, guarded);
 }
 
 }  // namespace ibsetup::apply

@@ -18,7 +18,6 @@ const char* const k_reboot_marker = "/run/ibsetup/reboot-required";
 
 namespace {
 
-using detail::Card;
 using detail::card_address;
 using detail::cards;
 
