@@ -1,3 +1,4 @@
+#include "apply/callbacks.hpp"
 #include "common/strings.hpp"
 #include "common/json.hpp"
 
@@ -143,27 +144,16 @@ std::string unconverged(const Action& a)
   }
 }
 
-// The progress lines are for display: a caller's callback that throws loses its line, not the
-// run (an exception out of apply_plan would leave the steps made so far in place).
+// A caller's callbacks, by the rule of apply/callbacks.hpp (an exception out of apply_plan
+// would leave the steps made so far in place).
 void say(const Options& options, const std::string& line)
 {
-  if (options.progress) {
-    try {
-      options.progress(line);
-    } catch (...) {
-    }
-  }
+  detail::tell_progress(options.progress, line);
 }
 
-// An empty callback never stops the run; one that throws stops it, as an interruption does,
-// so the steps made so far are rolled back.
 bool stop_asked(const Options& options)
 {
-  try {
-    return options.interrupted && options.interrupted();
-  } catch (...) {
-    return true;
-  }
+  return detail::ask_interrupted(options.interrupted);
 }
 
 // What a backend's call threw, other than BackendError (a caller's LinkBackend, or the
