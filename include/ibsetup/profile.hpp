@@ -228,7 +228,8 @@ Profile load_profile(const std::string& path, const Limits& limits = {});
 Profile load_profile_text(const std::string& text, const std::string& file_name,
                           const Limits& limits = {});
 
-// The desired state of host. Throws InputError when the host is not in the profile.
+// The desired state of host. Throws InputError when the host is not in the profile, or when
+// group_of_host maps it past groups (a Profile not made by load_profile is not validated).
 ResolvedNode resolve_node(const Profile& profile, const std::string& host);
 
 // The node name to use when none is given: the short host name of this machine.

@@ -236,6 +236,7 @@ void validate_perf(const CheckOptions& options)
         "loopback measures no peer: drop the peers");
   range(options.perf_peers.empty() || options.bandwidth || options.latency,
         "a peer to measure needs bandwidth or latency asked for");
+  range(options.rdma_port != 0, "the responder port must be 1 to 65535");
 }
 
 // The caller's settings, refused as the profile's own would be.

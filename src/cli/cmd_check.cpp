@@ -158,9 +158,11 @@ CheckCommands::CheckCommands(CLI::App& app)
   m_check->add_flag("--slurm-drain", m_slurm_drain,
                     "On failure drain this node in Slurm; on success resume it if ibsetup "
                     "drained it");
-  m_check->add_option("--slurm-node", m_slurm_node,
-                      "The node's Slurm NodeName (default: the checked node's name)");
-  m_check->add_option("--scontrol", m_scontrol, "The scontrol to run (default: scontrol)");
+  m_check->add_option(
+      "--slurm-node", m_slurm_node,
+      "With --slurm-drain: the node's Slurm NodeName (default: the checked node's name)");
+  m_check->add_option("--scontrol", m_scontrol,
+                      "With --slurm-drain: the scontrol to run (default: scontrol)");
   m_check->add_flag("--counters", m_counters,
                     "Read port error counters (automatic when the profile sets thresholds)");
   m_check->add_flag("-q,--quiet", m_quiet,
@@ -175,8 +177,8 @@ int CheckCommands::run()
   return *m_check ? check() : -1;
 }
 
-// The perf options' ranges, said in the options' own names.
-void CheckCommands::validate_perf_options() const
+// The options' ranges and the ones that only go together, said in the options' own names.
+void CheckCommands::validate_options() const
 {
   const auto need = [](bool ok, const std::string& what) {
     if (!ok) {
@@ -193,6 +195,11 @@ void CheckCommands::validate_perf_options() const
   need(!m_loopback || m_bandwidth || m_latency, "--loopback needs --bandwidth or --latency");
   need(!m_loopback || m_perf_peers.empty(), "--loopback and --peer disagree; give one");
   need(m_perf_peers.empty() || m_bandwidth || m_latency, "--peer needs --bandwidth or --latency");
+  need(m_rdma_port >= 1 && m_rdma_port <= 65535, "--rdma-port must be 1 to 65535");
+  // Without --slurm-drain nothing is drained: a HealthCheckProgram line that names the node
+  // but forgot the flag would pass every failed check by in silence.
+  need(m_slurm_drain || (m_check->count("--slurm-node") == 0 && m_check->count("--scontrol") == 0),
+       "--slurm-node and --scontrol need --slurm-drain");
 }
 
 int CheckCommands::check()
@@ -221,7 +228,7 @@ int CheckCommands::check()
   if (m_peer_timeout_option->count() > 0 && (m_peer_timeout_ms < 1 || m_peer_timeout_ms > 600000)) {
     throw Error(ErrorKind::usage, "--peer-timeout-ms must be 1 to 600000");
   }
-  validate_perf_options();
+  validate_options();
   // A --textfile-dir that is not there is a write that fails: reported after the verdict, as
   // any failed write is. Refused before the check, it would leave a failed node undrained.
   std::string textfile_refused;
@@ -242,7 +249,7 @@ int CheckCommands::check()
   o.peer_timeout_ms = m_peer_timeout_ms;
   o.no_peers = m_no_peers;
   o.rdma_pingpong = m_rdma_pingpong;
-  o.rdma_port = m_rdma_port;
+  o.rdma_port = static_cast<uint16_t>(m_rdma_port);
   o.counters = m_counters;
   o.bandwidth = m_bandwidth;
   o.latency = m_latency;

@@ -42,6 +42,9 @@ int RdmaCommands::run()
 
 int RdmaCommands::responder()
 {
+  if (m_once && m_responder->count("--count") > 0) {
+    throw Error(ErrorKind::usage, "--once and --count disagree; give one");
+  }
   check::ResponderOptions o;
   o.bind = m_bind;
   o.port = static_cast<uint16_t>(m_port);

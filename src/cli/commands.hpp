@@ -150,7 +150,7 @@ public:
 
 private:
   int check();
-  void validate_perf_options() const;
+  void validate_options() const;
 
   CLI::App* m_check = nullptr;
   std::string m_file;
@@ -171,7 +171,7 @@ private:
   bool m_slurm_drain = false;
   std::string m_slurm_node;
   std::string m_scontrol = "scontrol";
-  uint16_t m_rdma_port = 18515;
+  int m_rdma_port = 18515;  // int: 0 and 65536 get our message, not a conversion error
   bool m_bandwidth = false;
   bool m_latency = false;
   bool m_loopback = false;

@@ -176,6 +176,13 @@ ResolvedNode resolve_own(const Profile& profile, const std::string& host)
     throw InputError(profile.file + ": host '" + host + "' is not in any node group (" + groups +
                      "); pass --node NAME to pick one");
   }
+  // A Profile built by a library caller rather than load_profile may index past its groups.
+  if (g->second >= profile.groups.size()) {
+    throw InputError(profile.file + ": host '" + host + "' is mapped to node group " +
+                     std::to_string(g->second + 1) + " of " +
+                     std::to_string(profile.groups.size()) +
+                     " (group_of_host does not match groups)");
+  }
   const Group& group = profile.groups[g->second];
   ResolvedNode node;
   node.host = host;

@@ -86,6 +86,18 @@ printf 'version: 1\nnodes:\n  - hosts: "n1"\n    interfaces: [{name: ib0}]\n    
   >"$tmp/peer.yaml"
 hostile peer-timeout-range-profile 3 'peer.yaml:5:31' -- validate "$tmp/peer.yaml"
 
+# Options that would do nothing, or nothing useful, are refused rather than ignored: a
+# HealthCheckProgram line with --slurm-node but not --slurm-drain never drained a failed node;
+# port 0 has no responder; 65536 got CLI11's "Could not convert".
+hostile slurm-node-alone 2 '--slurm-node and --scontrol need --slurm-drain' -- \
+  check "$lab" --node lab01 --slurm-node lab01
+hostile scontrol-alone 2 '--slurm-node and --scontrol need --slurm-drain' -- \
+  check "$lab" --node lab01 --scontrol /bin/true
+hostile rdma-port-zero 2 '--rdma-port must be 1 to 65535' -- check "$lab" --node lab01 --rdma-port 0
+hostile rdma-port-high 2 '--rdma-port must be 1 to 65535' -- \
+  check "$lab" --node lab01 --rdma-port 65536
+hostile responder-once-count 2 '--once and --count disagree; give one' -- responder --once --count 5
+
 # The backend line names its reason once: "backend netlink: asked for with --backend" (the
 # plan then fails here: this machine has no lab01 interfaces).
 hostile backend-reason 3 'ibsetup: backend netlink: asked for with --backend' -- \

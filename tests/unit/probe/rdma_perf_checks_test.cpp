@@ -162,6 +162,9 @@ TEST(RdmaPerfChecks, RunCheckRefusesBadOptions)
   bad.bandwidth = true;
   bad.perf_peers = {"hdr99"};
   refused(bad, "peer 'hdr99' is not one of hdr01's checks.peers");
+  bad = o;
+  bad.rdma_port = 0;  // no responder listens there: every RDMA check would fail to connect
+  refused(bad, "the responder port must be 1 to 65535");
   // A captured tree: asked for, but nothing is measured off this machine.
   auto fine = o;
   fine.bandwidth = true;

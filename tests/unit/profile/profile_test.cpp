@@ -89,6 +89,22 @@ TEST(Profile, PeersResolveToTheirAddresses)
   EXPECT_EQ(1U, resolve_node(p, "cn001").peers.size());
 }
 
+TEST(Profile, HandBuiltGroupIndexPastTheGroupsIsAnInputError)
+{
+  // A library caller's Profile, not load_profile's: its map points past its one group, for the
+  // host itself and for a peer of a good host.
+  Profile p = load_profile_text(k_example, "cluster.yaml");
+  p.group_of_host["cn001"] = p.groups.size();
+  try {
+    resolve_node(p, "cn001");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string::npos, std::string(e.what()).find("host 'cn001' is mapped to node group"))
+        << e.what();
+  }
+  EXPECT_THROW(resolve_node(p, "cn002"), InputError);
+}
+
 TEST(Profile, UnknownNodeIsAnInputError)
 {
   const Profile p = load_profile_text(k_example, "cluster.yaml");
