@@ -102,7 +102,13 @@ Report apply_plan(const plan::Plan& plan, LinkBackend& backend,
 // Returns report.ok().
 bool verify_host(const std::function<plan::Plan()>& replan, const Options& options, Report& report);
 
-// netlink: {"host", "backend", "ok", "changes", "done", "rollback", "not_converged", "failure"};
+// The lines of report.rollback whose undo did not happen: none when every undo said ok (or
+// found a profile NetworkManager's checkpoint had already removed), and when nothing was rolled
+// back. Any other (a step the kernel refused, one not tried) leaves the node part-way.
+std::vector<std::string> rollback_failures(const Report& report);
+
+// netlink: {"host", "backend", "ok", "changes", "done", "rollback", "rollback_failed",
+// "not_converged", "failure"} (rollback_failed: rollback_failures());
 // networkmanager adds "unchanged", "foreign" and "checkpoint" (see README, apply --json).
 std::string report_to_json(const Report& report);
 

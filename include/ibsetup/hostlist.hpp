@@ -48,7 +48,9 @@ std::vector<std::string> expand_hostlist(std::string_view expression, size_t max
 // Folds host names into a sorted hostlist expression that expand_hostlist turns back into the
 // same set: {"cn003", "cn007", "cn008", "cn009"} gives "cn[003,007-009]". Ranges fold on the
 // last number of a name and keep its written width ("cn9" and "cn09" stay distinct);
-// duplicates are dropped. Returns "" for no hosts.
+// duplicates are dropped. Returns "" for no hosts. The round trip holds for names that
+// is_valid_hostname accepts, which is what ibsetup passes it; a name with ',', '[' or ']' is
+// put in as it is, and the text then no longer expands to the same set.
 std::string fold_hostlist(const std::vector<std::string>& hosts);
 
 // True when name is a valid host name as used in hostlists (letters, digits, '-', '_', '.').

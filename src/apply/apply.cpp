@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <exception>
+#include <iterator>
 #include <thread>
 
 namespace ibsetup::apply {
@@ -284,6 +285,30 @@ Report apply_plan(const plan::Plan& plan, LinkBackend& backend,
   return report;
 }
 
+std::vector<std::string> rollback_failures(const Report& report)
+{
+  // Each backend's words for an undo that worked. apply_plan writes "STEP: ok" or "STEP: FAILED:
+  // WHY", STEP being its own description, so the failure's mark decides (WHY may end in
+  // anything). The NetworkManager session writes "... ok" or "... already removed by the
+  // checkpoint" last, after ids that are anyone's and may hold " ... failed" themselves, so the
+  // end decides there.
+  const bool nm = report.backend == Backend::networkmanager;
+  const auto ends = [](const std::string& line, const std::string& tail) {
+    return line.size() >= tail.size() &&
+           line.compare(line.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  const auto worked = [&](const std::string& line) {
+    if (!nm) {
+      return line.find(": FAILED: ") == std::string::npos && ends(line, ": ok");
+    }
+    return ends(line, " ... ok") || ends(line, " ... already removed by the checkpoint");
+  };
+  std::vector<std::string> failed;
+  std::copy_if(report.rollback.begin(), report.rollback.end(), std::back_inserter(failed),
+               [&](const std::string& line) { return !worked(line); });
+  return failed;
+}
+
 std::string report_to_json(const Report& report)
 {
   const bool nm = report.backend == Backend::networkmanager;
@@ -323,6 +348,7 @@ std::string report_to_json(const Report& report)
     j.end_array();
   }
   list("rollback", report.rollback);
+  list("rollback_failed", rollback_failures(report));
   list("not_converged", report.not_converged);
   if (nm) {
     string_or_null("checkpoint", report.checkpoint);

@@ -38,9 +38,11 @@ std::string not_a_lock_file(int fd)
     return "it holds " + std::to_string(st.st_size) + " bytes, not a pid";
   }
   // proc, sysfs and cgroup files say size 0 and read as more: a number in one of them
-  // (/proc/sys/vm/nr_hugepages) is a kernel setting, not a pid. (Less than the size is a holder
-  // cutting its file to its pid between the two calls.)
-  if (n > st.st_size) {
+  // (/proc/sys/vm/nr_hugepages) is a kernel setting, not a pid. A holder that wrote its pid into
+  // its emptied file between the two calls makes the file read as more too, but its size then
+  // says so, which a kernel file's never does. (Less than the size is a holder emptying it.)
+  struct stat now {};
+  if (n > st.st_size && (fstat(fd, &now) != 0 || n > now.st_size)) {
     return "it reads as " + std::to_string(n) + " bytes but says " + std::to_string(st.st_size) +
            " (a kernel file, not a lock file)";
   }
@@ -157,10 +159,13 @@ ApplyLock::ApplyLock(const std::string& path, int wait_seconds)
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  // Write, then cut to length: a reader never sees an empty file while we hold the lock.
+  // Empty the file, then write: every state a waiting run can read between the two calls (empty,
+  // the first digits, the pid) is a lock file to it. Written first and cut after, a pid shorter
+  // than the one before read as "123\n4\n" for a moment, and a waiting run with --wait took
+  // that for someone else's file and gave up (exit 4) instead of waiting. The pid is a hint.
   const std::string pid = std::to_string(getpid()) + "\n";
-  if (pwrite(m_fd, pid.data(), pid.size(), 0) == static_cast<ssize_t>(pid.size())) {
-    (void)ftruncate(m_fd, static_cast<off_t>(pid.size()));  // the pid is only a hint
+  if (ftruncate(m_fd, 0) == 0) {
+    (void)pwrite(m_fd, pid.data(), pid.size(), 0);
   }
 }
 

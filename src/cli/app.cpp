@@ -153,7 +153,8 @@ const char* const k_footer = R"(Exit codes:
   6  plan --detailed-exitcode: changes are pending
   7  apply failed or was interrupted (SIGINT, SIGTERM, SIGHUP, standard output closed);
      every change it made was rolled back, firmware link types excepted (the report
-     says what and why; with NetworkManager hung or gone, what was not undone);
+     says what and why; with NetworkManager hung or gone, or an undo the kernel
+     refused, what was not undone);
      render, apply --offline, partitions --output: interrupted before any file was
      replaced
   8  another ibsetup run (apply or firmware --apply) holds the lock; render,

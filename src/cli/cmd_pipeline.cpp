@@ -60,15 +60,13 @@ apply::BackendRequest backend_request(const std::string& flag)
   return apply::BackendRequest::automatic;
 }
 
-// A rollback line that says its undo happened. Judged by the line's end, which the undo writes:
-// an id (a foreign profile's is anyone's) may contain " ... failed" itself.
-bool undo_ok(const std::string& line)
+// The rollback lines whose undo did not happen, when -q kept the progress lines (which show
+// every rollback line) from the terminal.
+void print_failed_undos(const std::vector<std::string>& failed, bool quiet)
 {
-  const auto ends = [&line](const std::string& tail) {
-    return line.size() >= tail.size() &&
-           line.compare(line.size() - tail.size(), tail.size(), tail) == 0;
-  };
-  return ends(" ... ok") || ends(" ... already removed by the checkpoint");
+  for (const auto& line : quiet ? failed : std::vector<std::string>{}) {
+    std::cerr << "  - " << util::escape_text(line) << '\n';
+  }
 }
 
 void print_foreign(const apply::Report& report)
@@ -97,7 +95,11 @@ void print_networkmanager(const apply::NodeOutcome& out, const std::string& host
   if (!quiet) {
     print_foreign(report);
   }
-  if (json) {
+  if (!report.ok() && out.result == ErrorKind::environment) {
+    // Refused before any change (another tool's checkpoint holds a device): exit 4, which is an
+    // error on stderr and nothing on stdout, with --json too, as for every other command.
+    print_error(report.failure + "; nothing was changed");
+  } else if (json) {
     emit_report(apply::report_to_json(report));
   } else if (dry_run) {
     for (const auto& line : report.done) {
@@ -122,12 +124,9 @@ void print_networkmanager(const apply::NodeOutcome& out, const std::string& host
     // "Rolled back" only when every undo said ok: a checkpoint NetworkManager no longer held,
     // or a profile that could not be restored, may leave the node part-way. -q printed no
     // rollback lines, so the failed ones are printed here.
-    const bool undone = std::all_of(report.rollback.begin(), report.rollback.end(), undo_ok);
-    for (const auto& line : report.rollback) {
-      if (quiet && !undo_ok(line)) {
-        std::cerr << "  - " << util::escape_text(line) << '\n';
-      }
-    }
+    const auto failed = apply::rollback_failures(report);
+    const bool undone = failed.empty();
+    print_failed_undos(failed, quiet);
     print_error(report.failure + "; " +
                 (report.checkpoint.empty() ? std::string("nothing was changed")
                  : undone                  ? "rolled back through checkpoint " + report.checkpoint
@@ -168,8 +167,16 @@ void print_netlink(const apply::NodeOutcome& out, const std::string& host, bool 
     for (const auto& line : report.not_converged) {
       std::cerr << "  not converged: " << util::escape_text(line) << '\n';
     }
-    print_error(report.failure + "; rolled back " + std::to_string(report.rollback.size()) +
-                " steps");
+    // The same rule as NetworkManager's: "rolled back" only when every undo said ok. A step the
+    // kernel refused on the way back (an interface deleted by someone else meanwhile) leaves
+    // the node part-way.
+    const auto failed = apply::rollback_failures(report);
+    print_failed_undos(failed, quiet);
+    print_error(report.failure + "; " +
+                (failed.empty() ? "rolled back " + std::to_string(report.rollback.size()) + " steps"
+                                : "rollback not complete: " + std::to_string(failed.size()) +
+                                      " of " + std::to_string(report.rollback.size()) +
+                                      " steps failed (see the rollback lines)"));
   }
 }
 

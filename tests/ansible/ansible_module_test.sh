@@ -363,6 +363,15 @@ replay nmfail -e "profile=$work/two.yaml"
 expect "a failed NetworkManager rollback: failed, changed, the step in msg" \
   "$(field nmfail '(r["failed"], r["changed"], "rollback: roll back checkpoint" in r["msg"])')" \
   "(True, True, True)"
+# The report's rollback_failed list decides when it is there: a step whose words the module's
+# own rule does not know is still a failure, and a listed-as-ok report is not.
+printf '{"host":"n1","backend":"netlink","ok":false,"changes":0,"done":["~ ib0 mtu 1500 -> 2044"],"rollback":["ib0 mtu back to 1500: refused"],"rollback_failed":["ib0 mtu back to 1500: refused"],"not_converged":[],"failure":"ib1: add fd00:78::1/64: the kernel refused"}\n' \
+  >"$work/replay/rblist.out"
+stand_in rblist 7 "$work/replay/rblist.out"
+replay rblist -e "profile=$work/two.yaml"
+expect "rollback_failed lists the step: failed, changed, the step in msg" \
+  "$(field rblist '(r["failed"], r["changed"], "rollback: ib0 mtu back to 1500: refused" in r["msg"])')" \
+  "(True, True, True)"
 # Killed by SIGKILL (the OOM killer, a cgroup's end): no rollback ran and no report came, so
 # the task is changed (it said unchanged while the MTUs had been set) and says the signal.
 printf '#!/bin/sh\nkill -KILL $$\n' >"$work/replay/killed"

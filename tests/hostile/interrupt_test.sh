@@ -88,6 +88,80 @@ else
   head -20 "$out"
 fi
 
+# An undo the kernel refuses: ib0 (a veth, and its peer ib9) is deleted by someone else between
+# two steps, so the next step fails and so does the rollback of ib0's MTU. The error says the
+# rollback is not complete (it said "rolled back N steps"), -q still prints the failed undo,
+# and --json lists it in rollback_failed.
+refused_undo() { # NAME ARGS...: the apply with ARGS, ib0 deleted after ib1's MTU step
+  local name=$1
+  shift
+  fresh
+  out=$tmp/$name.out
+  ip netns exec "$ns" "$bin" "${apply_args[@]}" --step-delay-ms 300 "$@" >"$out" 2>"$out.err" &
+  pid=$!
+  # -q and --json print no progress: the kernel's state says when ib1's MTU step is done.
+  for _ in $(seq 250); do ip -n "$ns" link show ib1 | grep -q 'mtu 4092' && break; sleep 0.02; done
+  ip -n "$ns" link del ib0
+  wait "$pid"
+  code=$?
+}
+refused_undo refused-undo
+if [ "$code" = 7 ] && grep -q 'rollback: ib0 mtu back to 1500: FAILED: .*No such device' "$out" &&
+  grep -q 'rollback not complete: [1-9][0-9]* of [1-9][0-9]* steps failed' "$out.err" &&
+  ! grep -q 'rolled back' "$out" "$out.err"; then
+  ok refused-undo
+else
+  bad "refused-undo: exit $code; output:"
+  cat "$out" "$out.err" | head -20
+fi
+refused_undo refused-undo-quiet -q
+if [ "$code" = 7 ] && grep -q '^  - ib0 mtu back to 1500: FAILED: ' "$out.err" &&
+  grep -q 'rollback not complete' "$out.err"; then
+  ok refused-undo-quiet
+else
+  bad "refused-undo-quiet: exit $code; output:"
+  cat "$out" "$out.err" | head -20
+fi
+refused_undo refused-undo-json --json
+if [ "$code" = 7 ] && python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert not r["ok"]
+assert r["rollback_failed"] and all(f in r["rollback"] for f in r["rollback_failed"])
+assert any(f.startswith("ib0 mtu back to 1500: FAILED") for f in r["rollback_failed"])
+' "$out"; then
+  ok refused-undo-json
+else
+  bad "refused-undo-json: exit $code; output:"
+  cat "$out" "$out.err" | head -20
+fi
+
+# A run that waits for the lock (--wait) while its holder writes its pid over a longer one
+# waits: it used to read "PID\n4\n" between the holder's write and its cut to length, took
+# that for someone else's file and gave up at once (exit 4). strace holds the holder between
+# its two calls (ftruncate and pwrite64, in either order).
+# Each call is held 1.5 s: the second run looks 2 s after the lock is taken, between the two.
+fresh
+printf '4194304\n' >"$tmp/race.lock"
+race_args=(apply "$tmp/cluster.yaml" --node n1 --backend netlink --no-firmware -q
+  --lock-file "$tmp/race.lock" --wait 30)
+strace -o /dev/null -e trace=ftruncate,pwrite64 \
+  -e inject=ftruncate,pwrite64:delay_enter=1500000:when=1 \
+  ip netns exec "$ns" "$bin" "${race_args[@]}" >"$tmp/race1.out" 2>&1 &
+pid=$!
+for _ in $(seq 250); do flock -n "$tmp/race.lock" true || break; sleep 0.02; done
+sleep 2
+ip netns exec "$ns" "$bin" "${race_args[@]}" >"$tmp/race2.out" 2>&1
+code=$?
+wait "$pid"
+code1=$?
+if [ "$code1" = 0 ] && [ "$code" = 0 ]; then
+  ok lock-race-waits
+else
+  bad "lock-race-waits: holder exit $code1, waiting run exit $code; output:"
+  cat "$tmp/race1.out" "$tmp/race2.out" | head -10
+fi
+
 # A reader that stops reading: `apply | head -c 1`. The next progress line meets EPIPE, apply
 # stops there and rolls back; the messages go on to stderr.
 fresh

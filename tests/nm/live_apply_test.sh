@@ -88,8 +88,8 @@ snapshot "$conns" >"$work/before"
 out=$(apply --json 2>/dev/null)
 expect "activation failure: exit 7" "$?" 7
 expect "activation failure: reported, rolled back" \
-  "$(jq_ 'd["ok"], d["changes"], d["checkpoint"] is not None, len(d["rollback"]) > 0' <<<"$out")" \
-  "False 0 True True"
+  "$(jq_ 'd["ok"], d["changes"], d["checkpoint"] is not None, len(d["rollback"]) > 0, d["rollback_failed"]' <<<"$out")" \
+  "False 0 True True []"
 contains "activation failure: NM's reason" "$(jq_ 'd["failure"]' <<<"$out")" "activate ibsetup-ib0"
 expect "activation failure: one report type, never verified against the host" \
   "$(jq_ 'd["backend"], d["not_converged"]' <<<"$out")" "networkmanager []"
@@ -488,6 +488,13 @@ out=$(apply --no-activate 2>&1)
 expect "checkpoint held by another tool: exit 4" "$?" 4
 contains "checkpoint held by another tool: said so" "$out" \
   "is already included in checkpoint $other (another tool's, or left by an apply that was killed; it ends at its rollback timeout); nothing was changed"
+# --json: the error on stderr and nothing on stdout, as for every exit 4 (the report was
+# printed on stdout, and stderr said nothing).
+apply --no-activate --json -q >"$work/held.out" 2>"$work/held.err"
+expect "checkpoint held by another tool, --json: exit 4" "$?" 4
+expect "checkpoint held by another tool, --json: nothing on stdout" "$(cat "$work/held.out")" ""
+contains "checkpoint held by another tool, --json: the error on stderr" "$(cat "$work/held.err")" \
+  "ibsetup: error: create checkpoint: "
 snapshot "$conns" >"$work/after"
 expect "checkpoint held by another tool: NetworkManager as before" \
   "$(diff "$work/before" "$work/after")" ""

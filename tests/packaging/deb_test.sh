@@ -117,14 +117,31 @@ grep -q 'libnm' <<<"$(field ibsetup Depends)" && bad "ibsetup depends on libnm (
 dpkg-deb -e "$(deb ibsetup)" "$tmp/control"
 grep -qx /etc/ibsetup/cluster.yaml.example "$tmp/control/conffiles" &&
   ok "cluster.yaml.example is a conffile" || bad "conffiles: $(cat "$tmp/control/conffiles")"
-# dh_installsystemd --no-enable --no-start: postinst re-enables the unit only when it was
-# installed and enabled before (an upgrade keeps the admin's choice), never starts it.
+# dh_installsystemd --no-enable: postinst re-enables a unit only when it was installed and
+# enabled before (an upgrade keeps the admin's choice). ibsetup.service is never started,
+# stopped or restarted by the package; the responder and the metrics timer are restarted by an
+# upgrade (they were stopped by it and left so) and stopped on removal.
 postinst=$(cat "$tmp/control/postinst" 2>/dev/null || true)
+prerm=$(cat "$tmp/control/prerm" 2>/dev/null || true)
+preinst=$(cat "$tmp/control/preinst" 2>/dev/null || true)
 if grep -q "deb-systemd-helper debian-installed 'ibsetup.service'" <<<"$postinst" &&
-  ! grep -q 'deb-systemd-invoke start\|systemctl.*start' <<<"$postinst"; then
-  ok "postinst does not enable ibsetup.service on a new install, never starts it"
+  ! grep -E 'deb-systemd-invoke|systemctl.*(start|stop)' <<<"$postinst$prerm$preinst" |
+  grep -q "'ibsetup.service'\|'ibsetup-metrics.service'"; then
+  ok "postinst does not enable ibsetup.service on a new install, never starts or stops it"
 else
-  bad "postinst: $postinst"
+  bad "maintainer scripts: $postinst $prerm $preinst"
+fi
+if grep -q "_dh_action=restart" <<<"$postinst" &&
+  grep -q "deb-systemd-invoke \$_dh_action 'ibsetup-metrics.timer' 'ibsetup-responder.service'" \
+    <<<"$postinst" && ! grep -q 'deb-systemd-invoke stop' <<<"$preinst"; then
+  ok "an upgrade restarts the responder and the metrics timer (if they run), stops nothing first"
+else
+  bad "upgrade scripts: postinst $postinst preinst $preinst"
+fi
+if grep -q "deb-systemd-invoke stop 'ibsetup-metrics.timer' 'ibsetup-responder.service'" <<<"$prerm"; then
+  ok "removal stops the responder and the metrics timer"
+else
+  bad "prerm: $prerm"
 fi
 if grep -q "deb-systemd-helper debian-installed 'ibsetup-responder.service'" <<<"$postinst"; then
   ok "postinst does not enable ibsetup-responder.service on a new install"

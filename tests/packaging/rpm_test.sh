@@ -137,6 +137,13 @@ if grep -q 'preset' <<<"$scripts" && ! grep -qE 'systemctl (--no-reload )?enable
 else
   bad "scriptlets: $scripts"
 fi
+# An upgrade restarts the long-running units when they run, and never ibsetup.service.
+if grep -q 'try-restart ibsetup-metrics.timer ibsetup-responder.service' <<<"$scripts" &&
+  ! grep -q 'try-restart.*ibsetup\.service' <<<"$scripts"; then
+  ok "%postun restarts the responder and the metrics timer on upgrade, not ibsetup.service"
+else
+  bad "postun: $scripts"
+fi
 unit=$(rpm2cpio "$main" | (cd "$tmp" && cpio -i --quiet --to-stdout ./usr/lib/systemd/system/ibsetup.service))
 for line in Type=oneshot After=rdma-hw.target Before=network-online.target \
   'ExecStart=/usr/sbin/ibsetup apply /etc/ibsetup/cluster.yaml' \

@@ -367,6 +367,29 @@ TEST(Apply, RollbackFailuresAreReportedNotHidden)
       "Invalid argument",
       report.rollback.front());
   EXPECT_EQ("delete ib0.8001: ok", report.rollback.back());
+  // The library says which undos failed, for the CLI's "rollback not complete" and --json's
+  // rollback_failed (the CLI used to say "rolled back N steps" whatever they said).
+  EXPECT_EQ(std::vector<std::string>{report.rollback.front()}, apply::rollback_failures(report));
+  EXPECT_NE(std::string::npos,
+            apply::report_to_json(report).find(R"("rollback_failed":["re-add 10.10.0.1/16 on )"));
+}
+
+TEST(Apply, RollbackFailuresByEachBackendsWords)
+{
+  apply::Report r;
+  EXPECT_TRUE(apply::rollback_failures(r).empty());  // nothing rolled back
+  // netlink: the failure's mark decides, whatever the error text ends with.
+  r.rollback = {"delete ib0.8001: ok", "ib0 mtu back to 1500: FAILED: a caller's text: ok",
+                "ib0 down again: FAILED: No such device"};
+  EXPECT_EQ((std::vector<std::string>{r.rollback[1], r.rollback[2]}), apply::rollback_failures(r));
+  // NetworkManager: the end decides, since a profile id (anyone's) may hold " ... failed: ".
+  r.backend = apply::Backend::networkmanager;
+  r.rollback = {"remove x ... failed: y ... ok",
+                "remove ibsetup-ib0 ... already removed by the "
+                "checkpoint",
+                "restore site-ib1 ... failed: not tried, NetworkManager is gone",
+                "roll back checkpoint /cp/1 ... failed: no such checkpoint"};
+  EXPECT_EQ((std::vector<std::string>{r.rollback[2], r.rollback[3]}), apply::rollback_failures(r));
 }
 
 TEST(Apply, ModeUndoRestoresTheMtuInTheRightMode)
@@ -432,7 +455,7 @@ TEST(Apply, ReportJson)
   r.changes = 2;
   r.done = {"~ ib0 up"};
   EXPECT_EQ(R"({"host":"n1","backend":"netlink","ok":true,"changes":2,"done":["~ ib0 up"],)"
-            R"("rollback":[],)"
+            R"("rollback":[],"rollback_failed":[],)"
             R"("not_converged":[],"failure":null})"
             "\n",
             apply::report_to_json(r));
@@ -451,7 +474,8 @@ TEST(Apply, ReportJsonNetworkManager)
   EXPECT_EQ(R"({"host":"n1","backend":"networkmanager","ok":false,"changes":0,"done":[],)"
             R"("unchanged":["ibsetup-ib0"],)"
             R"("foreign":[{"interface":"ib1","id":"site-ib1","uuid":"u1","saved":null}],)"
-            R"("rollback":[],"not_converged":["ib0 mtu: desired 4092, current 2044"],)"
+            R"("rollback":[],"rollback_failed":[],)"
+            R"("not_converged":["ib0 mtu: desired 4092, current 2044"],)"
             R"("checkpoint":"/cp/1","failure":"verify against the host: verification failed: )"
             R"(ib0 mtu: desired 4092, current 2044"})"
             "\n",

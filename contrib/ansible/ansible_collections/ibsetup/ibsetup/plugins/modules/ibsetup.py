@@ -260,6 +260,14 @@ def failed_step(step):
     return ': FAILED' in step or '... failed:' in step
 
 
+def failed_rollback(doc):
+    """The rollback steps that failed: the report's own rollback_failed list (ibsetup says which,
+    by each backend's rule), else, from an ibsetup before it had that list, failed_step's."""
+    if isinstance(doc.get('rollback_failed'), list):
+        return texts(doc.get('rollback_failed'))
+    return [r for r in texts(doc.get('rollback')) if failed_step(r)]
+
+
 def json_documents(text):
     """Every JSON object ibsetup printed: apply prints the firmware step's object before the
     interfaces' report when it set link types, so stdout may hold more than one."""
@@ -347,7 +355,7 @@ def error_messages(stderr, docs):
             out.append('failure: %s' % (doc['failure'],))
         out += ['not converged: %s' % nc for nc in texts(doc.get('not_converged'))]
         # A rollback step that failed: the host is not back where it was.
-        out += ['rollback: %s' % r for r in texts(doc.get('rollback')) if failed_step(r)]
+        out += ['rollback: %s' % r for r in failed_rollback(doc)]
     for line in stderr.splitlines():
         line = line.rstrip()
         if not line or line.startswith('ibsetup: backend ') or is_warning(line):
@@ -500,8 +508,7 @@ def do_apply(runner, params, wait):
     done = firmware_done + done
     # A link type set stays set when a later step fails (firmware is never rolled back), as
     # does whatever a failed rollback step left; a rollback that completed changed nothing.
-    rollback_failed = report is not None and any(
-        failed_step(r) for r in texts(report.get('rollback')))
+    rollback_failed = report is not None and bool(failed_rollback(report))
     ok = rc in (RC_OK, RC_REBOOT_REQUIRED)
     # Killed by a signal it cannot handle (SIGKILL: the OOM killer, a cgroup's end) or crashed,
     # ibsetup rolled nothing back and printed no report: whatever it had done stays, so the
