@@ -38,6 +38,14 @@ for f in libibsetup.so.1 libibsetup.so ibsetup/ibsetup-nm.so ibsetup/ibsetup-yam
   pkgconfig/ibsetup.pc cmake/ibsetup/ibsetupConfig.cmake cmake/ibsetup/ibsetupConfigVersion.cmake; do
   if [ -e "$lib/$f" ]; then ok "installed $libdir/$f"; else bad "missing $libdir/$f"; fi
 done
+# The completion's default profile is the prefix's, as the units' is.
+profile=$(sed -n 's/^ConditionPathExists=//p' "$(find "$tmp/root" -name ibsetup.service)")
+if [ -n "$profile" ] &&
+  grep -q -- "-r $profile ]] && profile=$profile$" "$p/share/bash-completion/completions/ibsetup"; then
+  ok "the completion offers --node from $profile, the units' profile"
+else
+  bad "the completion's profile: $(grep -n 'cluster.yaml' "$p/share/bash-completion/completions/ibsetup")"
+fi
 found() { [ -n "$(find "$tmp/root" -name "$1")" ]; }
 needs() { grep -q "$2" <<<"$(objdump -p "$1" | awk '$1 == "NEEDED" {print $2}')"; }
 soname() { objdump -p "$1" | awk '$1 == "SONAME" {print $2}'; }
