@@ -118,6 +118,9 @@ std::string report_to_json(const Report& report);
 class ApplyLock {
 public:
   ApplyLock(const std::string& path, int wait_seconds);
+  // The same, polling stop while it waits (every 50 ms): once stop returns true (or throws),
+  // throws Error(apply_failed) saying that nothing was changed.
+  ApplyLock(const std::string& path, int wait_seconds, const std::function<bool()>& stop);
   ~ApplyLock();
   ApplyLock(const ApplyLock&) = delete;
   ApplyLock& operator=(const ApplyLock&) = delete;
@@ -185,8 +188,9 @@ struct NodeOptions {
   std::function<void(const BackendPick&)> on_backend;
   std::function<void(const firmware::StepOutcome&)> on_firmware;
   std::function<void(const plan::Plan*)> before_changes;
-  // Called once the lock is held; what it returns lives until the changes end (the command
-  // line turns SIGINT/SIGTERM into steps.interrupted there, not while waiting for the lock).
+  // Called just before the lock is taken; what it returns lives until the changes end (the
+  // command line turns SIGINT/SIGTERM into steps.interrupted there, from the wait for the lock
+  // on, which steps.interrupted then ends: exit 7, nothing changed).
   std::function<std::shared_ptr<void>()> while_locked;
 };
 

@@ -247,8 +247,10 @@ NodeOutcome run_node(const profile::ResolvedNode& node, const std::string& clust
   if (!nm) {
     require_net_admin();
   }
-  const ApplyLock lock(options.lock_file, options.wait_seconds);
+  // The guard first: a signal while waiting for the lock ends the wait with a message and
+  // exit 7 (nothing changed yet) instead of killing the process without a word.
   const std::shared_ptr<void> guard = options.while_locked ? options.while_locked() : nullptr;
+  const ApplyLock lock(options.lock_file, options.wait_seconds, options.steps.interrupted);
   if (!run_firmware(node, options, out)) {
     return out;
   }

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -128,6 +129,11 @@ void check_lock_file(const std::string& path)
 }
 
 ApplyLock::ApplyLock(const std::string& path, int wait_seconds)
+    : ApplyLock(path, wait_seconds, std::function<bool()>())
+{
+}
+
+ApplyLock::ApplyLock(const std::string& path, int wait_seconds, const std::function<bool()>& stop)
 {
   m_fd = open_lock_file(path, O_RDWR | O_CREAT);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait_seconds);
@@ -142,7 +148,13 @@ ApplyLock::ApplyLock(const std::string& path, int wait_seconds)
       m_fd = -1;
       throw EnvironmentError("cannot lock " + path + ": " + std::strerror(err));
     }
-    if (std::chrono::steady_clock::now() >= deadline) {
+    bool stopped = false;
+    try {
+      stopped = stop && stop();
+    } catch (...) {
+      stopped = true;  // a caller's callback that fails stops the wait, as its true would
+    }
+    if (stopped || std::chrono::steady_clock::now() >= deadline) {
       char buf[32] = {};
       const ssize_t n = pread(m_fd, buf, sizeof buf - 1, 0);
       std::string holder = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "?";
@@ -151,6 +163,11 @@ ApplyLock::ApplyLock(const std::string& path, int wait_seconds)
       }
       close(m_fd);
       m_fd = -1;
+      if (stopped) {
+        throw Error(ErrorKind::apply_failed, "stopped while waiting for " + path +
+                                                 " (held by pid " + holder +
+                                                 "); nothing was changed");
+      }
       // apply and firmware --apply share the lock; the pid tells which one it is.
       throw Error(ErrorKind::busy, "another ibsetup run (apply or firmware --apply, pid " + holder +
                                        ") holds " + path + "; waited " +

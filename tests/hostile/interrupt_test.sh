@@ -162,6 +162,33 @@ else
   cat "$tmp/race1.out" "$tmp/race2.out" | head -10
 fi
 
+# SIGTERM while waiting for the lock (--wait): exit 7 with a message that nothing was changed.
+# The signal used to kill the process without a word (exit 143), which the Ansible module
+# reads as a run killed mid-way, the node perhaps half-applied.
+fresh
+before=$(snapshot)
+: >"$tmp/wait.lock"
+(
+  exec 9>"$tmp/wait.lock"
+  flock 9
+  exec sleep 30 # the lock's holder is this pid, the subshell's
+) &
+holder=$!
+for _ in $(seq 250); do flock -n "$tmp/wait.lock" true || break; sleep 0.02; done
+out=$tmp/wait.out
+ip netns exec "$ns" "$bin" apply "$tmp/cluster.yaml" --node n1 --backend netlink --no-firmware \
+  --lock-file "$tmp/wait.lock" --wait 30 --json >"$out" 2>"$out.err" &
+pid=$!
+sleep 1
+kill -TERM "$pid"
+wait "$pid"
+code=$?
+kill "$holder"
+wait "$holder" 2>/dev/null
+cat "$out.err" >>"$out"
+judge lock-wait-sigterm 7 "error: stopped while waiting for $tmp/wait.lock" "$before"
+grep -q 'nothing was changed' "$out" || bad "lock-wait-sigterm: no 'nothing was changed'"
+
 # A reader that stops reading: `apply | head -c 1`. The next progress line meets EPIPE, apply
 # stops there and rolls back; the messages go on to stderr.
 fresh

@@ -505,6 +505,30 @@ TEST(ApplyLock, BusyNamesTheHolderAndBothCommandsThatTakeIt)
   EXPECT_NO_THROW({ const apply::ApplyLock again(path, 0); });
 }
 
+TEST(ApplyLock, AStopWhileWaitingEndsTheWaitAndSaysNothingChanged)
+{
+  const test::TempDir dir;
+  const std::string path = (dir.path() / "lock").string();
+  const apply::ApplyLock held(path, 0);
+  int polls = 0;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    const apply::ApplyLock second(path, 30, [&polls] { return ++polls == 3; });
+    ADD_FAILURE() << "the lock was taken twice";
+  } catch (const Error& e) {
+    EXPECT_EQ(ErrorKind::apply_failed, e.kind());
+    EXPECT_EQ("stopped while waiting for " + path + " (held by pid " + std::to_string(getpid()) +
+                  "); nothing was changed",
+              e.what());
+  }
+  EXPECT_EQ(3, polls);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  // A callback that throws stops the wait too, with the same error.
+  EXPECT_THROW(
+      { const apply::ApplyLock third(path, 30, []() -> bool { throw std::runtime_error("x"); }); },
+      Error);
+}
+
 TEST(ApplyLock, UnopenableFileIsAnEnvironmentError)
 {
   const test::TempDir dir;
