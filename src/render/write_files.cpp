@@ -48,11 +48,14 @@ Staged stage(const std::string& root, const RenderedFile& file, std::vector<Made
   s.full = under(root) + file.path;
   s.dir = open_dirs(root, rel_dir, true, "write", made);
   s.result = planned_result(s.dir.get(), s.name, s.full, file);
+  // A temporary file of this name is a run's that was killed (SIGKILL) between staging and
+  // renaming: the root's lock keeps every live writer out. Removed even when the target is
+  // unchanged, which would otherwise leave it for good (a profile put back as it was).
+  const std::string tmp = "." + s.name + ".ibsetup-tmp";
+  unlinkat(s.dir.get(), tmp.c_str(), 0);
   if (s.result == WriteResult::unchanged) {
     return s;
   }
-  const std::string tmp = "." + s.name + ".ibsetup-tmp";
-  unlinkat(s.dir.get(), tmp.c_str(), 0);
   Fd out(openat(s.dir.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                 file.mode));
   if (out.get() < 0) {
