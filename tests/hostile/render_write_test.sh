@@ -91,18 +91,23 @@ grep -qF "interrupted (SIGTERM) before any file was replaced; nothing was writte
 verdict "SIGTERM while staging: undone, exit 7" "$why"
 
 # 4. SIGTERM between two renames: the node completes, then the signal ends the process.
+# held_at_second_rename ROOT MICROSECONDS: a render of the lab profile over labD's files in
+# ROOT, started under strace (its pid in $s) and held that long at its second rename, once the
+# first file is renamed (its 192.169 address gone).
+held_at_second_rename() {
+  mkdir "$1"
+  render "$tmp/labD.yaml" "$1"
+  strace -o /dev/null -e trace=renameat,renameat2 \
+    -e inject=renameat,renameat2:delay_enter="$2":when=2 \
+    "$bin" render "$profile" --node lab02 --root "$1" -q >"$1.out" 2>&1 &
+  s=$!
+  for _ in $(seq 1 500); do
+    [ "$(grep -l '192\.169\.' "$1/$keyfiles"/*.nmconnection 2>/dev/null | wc -l)" -lt 3 ] && break
+    sleep 0.02
+  done
+}
 root=$tmp/term2
-mkdir "$root"
-render "$tmp/labD.yaml" "$root"
-strace -o /dev/null -e trace=renameat,renameat2 \
-  -e inject=renameat,renameat2:delay_enter=1500000:when=2 \
-  "$bin" render "$profile" --node lab02 --root "$root" -q >"$tmp/t2.out" 2>&1 &
-s=$!
-# Once the first file is renamed (its 192.169 address gone), the second rename is held.
-for _ in $(seq 1 500); do
-  [ "$(grep -l '192\.169\.' "$root/$keyfiles"/*.nmconnection 2>/dev/null | wc -l)" -lt 3 ] && break
-  sleep 0.02
-done
+held_at_second_rename "$root" 1500000
 kill -TERM "$(child_of "$s")"
 wait "$s"
 code=$?
@@ -117,16 +122,7 @@ verdict "SIGTERM during the renames: the node completes" "$why"
 # later render removes them, also where the file it wants is already there (the profile put
 # back): those used to stay for good beside the keyfiles.
 root=$tmp/kill
-mkdir "$root"
-render "$tmp/labD.yaml" "$root"
-strace -o /dev/null -e trace=renameat,renameat2 \
-  -e inject=renameat,renameat2:delay_enter=3000000:when=2 \
-  "$bin" render "$profile" --node lab02 --root "$root" -q >"$tmp/k.out" 2>&1 &
-s=$!
-for _ in $(seq 1 500); do
-  [ "$(grep -l '192\.169\.' "$root/$keyfiles"/*.nmconnection 2>/dev/null | wc -l)" -lt 3 ] && break
-  sleep 0.02
-done
+held_at_second_rename "$root" 3000000
 kill -KILL "$(child_of "$s")"
 wait "$s"
 left=$(find "$root" -name '*.ibsetup-tmp' | wc -l)
