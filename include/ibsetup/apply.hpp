@@ -49,8 +49,8 @@ struct Options {
   int verify_tries = 10;  // re-reads of the host after applying (at least 1 is made)
   int verify_interval_ms = 100;
   int step_delay_ms = 0;  // pause after each step (tests of interruption; demos)
-  // Polled between steps; true means stop and roll back (SIGINT/SIGTERM). Empty: never; one
-  // that throws counts as true.
+  // Polled between steps, and by apply_node while it waits for the lock; true means stop and
+  // roll back (SIGINT/SIGTERM). Empty: never; one that throws counts as true.
   std::function<bool()> interrupted = [] { return false; };
   // Progress lines ("  + create ib0.8001 ... ok"); may be empty. What it throws is ignored.
   std::function<void(const std::string&)> progress;
@@ -119,7 +119,7 @@ class ApplyLock {
 public:
   ApplyLock(const std::string& path, int wait_seconds);
   // The same, polling stop while it waits (every 50 ms): once stop returns true (or throws),
-  // throws Error(apply_failed) saying that nothing was changed.
+  // throws Error(apply_failed), "stopped while waiting for PATH (held by pid N)".
   ApplyLock(const std::string& path, int wait_seconds, const std::function<bool()>& stop);
   ~ApplyLock();
   ApplyLock(const ApplyLock&) = delete;
@@ -188,9 +188,7 @@ struct NodeOptions {
   std::function<void(const BackendPick&)> on_backend;
   std::function<void(const firmware::StepOutcome&)> on_firmware;
   std::function<void(const plan::Plan*)> before_changes;
-  // Called just before the lock is taken; what it returns lives until the changes end (the
-  // command line turns SIGINT/SIGTERM into steps.interrupted there, from the wait for the lock
-  // on, which steps.interrupted then ends: exit 7, nothing changed).
+  // Called once the lock is held; what it returns lives until the changes end.
   std::function<std::shared_ptr<void>()> while_locked;
 };
 
@@ -212,7 +210,8 @@ struct NodeOutcome {
 // apply for one node: backend choice, then (unless a dry run) the lock, the firmware step, the
 // changes through the backend, verification against the host and rollback on failure.
 // Throws Error for what stops it before any change (usage, lock busy, missing capability,
-// NetworkManager unreachable); every later outcome is in the result.
+// NetworkManager unreachable, steps.interrupted while it waits for the lock: apply_failed,
+// "...; nothing was changed"); every later outcome is in the result.
 NodeOutcome apply_node(const profile::ResolvedNode& node, const std::string& cluster,
                        const NodeOptions& options);
 

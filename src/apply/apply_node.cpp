@@ -220,6 +220,21 @@ firmware::StepOutcome firmware_node(const profile::ResolvedNode& node,
 
 namespace {
 
+// The lock, waited for while steps.interrupted lets it: a stop during the wait (a signal the
+// caller turns into interrupted, from on_backend on) is an apply that changed nothing, exit 7,
+// rather than a process ended without a word.
+ApplyLock take_lock(const NodeOptions& options)
+{
+  try {
+    return ApplyLock(options.lock_file, options.wait_seconds, options.steps.interrupted);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::apply_failed) {
+      throw;
+    }
+    throw Error(ErrorKind::apply_failed, std::string(e.what()) + "; nothing was changed");
+  }
+}
+
 NodeOutcome run_node(const profile::ResolvedNode& node, const std::string& cluster,
                      const NodeOptions& options)
 {
@@ -247,10 +262,8 @@ NodeOutcome run_node(const profile::ResolvedNode& node, const std::string& clust
   if (!nm) {
     require_net_admin();
   }
-  // The guard first: a signal while waiting for the lock ends the wait with a message and
-  // exit 7 (nothing changed yet) instead of killing the process without a word.
+  const ApplyLock lock = take_lock(options);
   const std::shared_ptr<void> guard = options.while_locked ? options.while_locked() : nullptr;
-  const ApplyLock lock(options.lock_file, options.wait_seconds, options.steps.interrupted);
   if (!run_firmware(node, options, out)) {
     return out;
   }

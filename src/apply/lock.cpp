@@ -152,7 +152,7 @@ ApplyLock::ApplyLock(const std::string& path, int wait_seconds, const std::funct
     try {
       stopped = stop && stop();
     } catch (...) {
-      stopped = true;  // a caller's callback that fails stops the wait, as its true would
+      stopped = true;  // a broken callback must not keep a stopped run waiting its --wait out
     }
     if (stopped || std::chrono::steady_clock::now() >= deadline) {
       char buf[32] = {};
@@ -164,9 +164,8 @@ ApplyLock::ApplyLock(const std::string& path, int wait_seconds, const std::funct
       close(m_fd);
       m_fd = -1;
       if (stopped) {
-        throw Error(ErrorKind::apply_failed, "stopped while waiting for " + path +
-                                                 " (held by pid " + holder +
-                                                 "); nothing was changed");
+        throw Error(ErrorKind::apply_failed,
+                    "stopped while waiting for " + path + " (held by pid " + holder + ")");
       }
       // apply and firmware --apply share the lock; the pid tells which one it is.
       throw Error(ErrorKind::busy, "another ibsetup run (apply or firmware --apply, pid " + holder +

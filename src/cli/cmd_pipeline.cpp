@@ -13,7 +13,7 @@
 
 #include <algorithm>
 #include <iostream>
-#include <memory>
+#include <optional>
 
 namespace ibsetup::cli {
 
@@ -64,7 +64,10 @@ apply::BackendRequest backend_request(const std::string& flag)
 // every rollback line) from the terminal.
 void print_failed_undos(const std::vector<std::string>& failed, bool quiet)
 {
-  for (const auto& line : quiet ? failed : std::vector<std::string>{}) {
+  if (!quiet) {
+    return;
+  }
+  for (const auto& line : failed) {
     std::cerr << "  - " << util::escape_text(line) << '\n';
   }
 }
@@ -299,14 +302,20 @@ int PipelineCommands::apply()
   o.rollback_timeout_s = m_rollback_timeout;
   o.firmware = m_firmware.resolved();
   o.steps.step_delay_ms = m_step_delay_ms;
+  // Signals become steps.interrupted from the backend's choice on, so that one while waiting
+  // for the lock ends the wait with a message (exit 7) rather than the process without a word.
+  // Not earlier: the choice may wait on a hung NetworkManager, which a signal must still end.
+  std::optional<InterruptGuard> guard;
   if (!m_dry_run) {
     o.steps.interrupted = interrupted;
-    o.while_locked = [] { return std::make_shared<InterruptGuard>(); };
   }
   if (talk) {
     o.steps.progress = [](const std::string& line) { progress_line(util::escape_text(line)); };
   }
-  o.on_backend = [this](const apply::BackendPick& pick) {
+  o.on_backend = [this, &guard](const apply::BackendPick& pick) {
+    if (!m_dry_run) {
+      guard.emplace();
+    }
     if (!m_quiet) {
       std::cerr << "ibsetup: backend " << util::escape_text(pick.why) << '\n';
     }
@@ -315,6 +324,7 @@ int PipelineCommands::apply()
     print_firmware_step(outcome, host, m_dry_run, m_quiet, m_json);
   };
   o.before_changes = [this, talk, &host, &d](const plan::Plan* p) {
+    changes_begin();
     if (p != nullptr) {
       // On stderr with --json too: apply's report has no place for them, and scripts and the
       // Ansible module read warnings there.
@@ -330,6 +340,7 @@ int PipelineCommands::apply()
     }
   };
   const apply::NodeOutcome out = apply::apply_node(d.node, d.profile.cluster, o);
+  guard.reset();
   if (out.backend.backend == apply::Backend::networkmanager) {
     if (out.ran) {
       print_warnings(out.warnings, m_quiet);

@@ -22,6 +22,7 @@ std::atomic<int> g_output_error{0};  // errno of a write to standard output that
 std::atomic<bool> g_loss_said{false};
 std::atomic<bool> g_told{false};
 std::atomic<bool> g_report_moved{false};
+std::atomic<bool> g_changing{false};  // changes_begin() was called
 
 extern "C" void on_signal(int sig)
 {
@@ -87,6 +88,11 @@ InterruptGuard::~InterruptGuard()
   }
 }
 
+void changes_begin()
+{
+  g_changing = true;
+}
+
 bool interrupted()
 {
   const int sig = g_signal;
@@ -95,9 +101,12 @@ bool interrupted()
   }
   if (!g_told.exchange(true)) {
     g_loss_said = g_loss_said || sig == 0;
+    // Before the first change (waiting for the lock) there is no step to finish and nothing
+    // to roll back; the error that follows says so.
     std::cerr << "ibsetup: "
               << (sig != 0 ? std::string(util::signal_name(sig)) + " received" : output_problem())
-              << ": stopping after the current step and rolling back\n";
+              << (g_changing ? ": stopping after the current step and rolling back\n"
+                             : ": stopping\n");
   }
   return true;
 }

@@ -18,8 +18,12 @@ public:
 };
 
 // True once a signal arrived or standard output was found closed (a failed write, or a pipe
-// whose reader is gone). The first time, says why on stderr.
+// whose reader is gone). The first time, says why on stderr, and, once changes_begin() was
+// called, that the run stops after the current step and rolls back.
 bool interrupted();
+
+// Called when apply is about to change interfaces (after the lock and the firmware step).
+void changes_begin();
 
 // Writes one line of apply's progress to standard output and flushes it; a write that fails
 // (EPIPE, or ENOSPC and EFBIG, which are not a closed output) is recorded, and interrupted()

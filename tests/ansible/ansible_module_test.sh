@@ -372,6 +372,14 @@ replay rblist -e "profile=$work/two.yaml"
 expect "rollback_failed lists the step: failed, changed, the step in msg" \
   "$(field rblist '(r["failed"], r["changed"], "rollback: ib0 mtu back to 1500: refused" in r["msg"])')" \
   "(True, True, True)"
+# A NetworkManager profile id may hold "... failed:" (anyone names them): ibsetup's list says the
+# undo worked, and the module's own text rule, which would say failed, is not used.
+printf '{"host":"n1","backend":"networkmanager","ok":false,"changes":0,"done":["update ibsetup-ib0"],"unchanged":[],"foreign":[],"rollback":["remove x ... failed: y ... ok"],"rollback_failed":[],"not_converged":[],"checkpoint":"/org/freedesktop/NetworkManager/Checkpoint/1","failure":"activate ibsetup-ib0: timed out"}\n' \
+  >"$work/replay/rbok.out"
+stand_in rbok 7 "$work/replay/rbok.out"
+replay rbok -e "profile=$work/two.yaml"
+expect "rollback_failed empty: failed, not changed, no rollback line in msg" \
+  "$(field rbok '(r["failed"], r["changed"], "rollback: " in r["msg"])')" "(True, False, False)"
 # Killed by SIGKILL (the OOM killer, a cgroup's end): no rollback ran and no report came, so
 # the task is changed (it said unchanged while the MTUs had been set) and says the signal.
 printf '#!/bin/sh\nkill -KILL $$\n' >"$work/replay/killed"

@@ -120,7 +120,8 @@ grep -qx /etc/ibsetup/cluster.yaml.example "$tmp/control/conffiles" &&
 # dh_installsystemd --no-enable: postinst re-enables a unit only when it was installed and
 # enabled before (an upgrade keeps the admin's choice). ibsetup.service is never started,
 # stopped or restarted by the package; the responder and the metrics timer are restarted by an
-# upgrade (they were stopped by it and left so) and stopped on removal.
+# upgrade if they run (they were stopped by it and left so) and stopped on removal; every unit
+# the package installs is named in debian/rules (one left out would get no script lines).
 postinst=$(cat "$tmp/control/postinst" 2>/dev/null || true)
 prerm=$(cat "$tmp/control/prerm" 2>/dev/null || true)
 preinst=$(cat "$tmp/control/preinst" 2>/dev/null || true)
@@ -131,17 +132,27 @@ if grep -q "deb-systemd-helper debian-installed 'ibsetup.service'" <<<"$postinst
 else
   bad "maintainer scripts: $postinst $prerm $preinst"
 fi
-if grep -q "_dh_action=restart" <<<"$postinst" &&
-  grep -q "deb-systemd-invoke \$_dh_action 'ibsetup-metrics.timer' 'ibsetup-responder.service'" \
-    <<<"$postinst" && ! grep -q 'deb-systemd-invoke stop' <<<"$preinst"; then
-  ok "an upgrade restarts the responder and the metrics timer (if they run), stops nothing first"
+if grep -q "deb-systemd-invoke try-restart 'ibsetup-metrics.timer' 'ibsetup-responder.service'" \
+  <<<"$postinst" && ! grep -q 'deb-systemd-invoke \(start\|restart\|\$_dh_action\)' <<<"$postinst" &&
+  ! grep -q 'deb-systemd-invoke stop' <<<"$preinst"; then
+  ok "an upgrade restarts the responder and the metrics timer if they run, starts and stops nothing"
 else
   bad "upgrade scripts: postinst $postinst preinst $preinst"
 fi
-if grep -q "deb-systemd-invoke stop 'ibsetup-metrics.timer' 'ibsetup-responder.service'" <<<"$prerm"; then
+if grep -q '"$1" = remove' <<<"$prerm" &&
+  grep -q "deb-systemd-invoke stop ibsetup-responder.service ibsetup-metrics.timer" <<<"$prerm"; then
   ok "removal stops the responder and the metrics timer"
 else
   bad "prerm: $prerm"
+fi
+units=$(dpkg-deb -c "$(deb ibsetup)" | awk '{print $6}' | sed -n 's|^\./lib/systemd/system/||p')
+unlisted=$(for unit in $units; do
+  grep -qw "$unit" "$src/packaging/deb/debian/rules" || echo "$unit"
+done)
+if [ -n "$units" ] && [ -z "$unlisted" ]; then
+  ok "debian/rules names every unit the package installs ($(echo $units))"
+else
+  bad "units not named in debian/rules' dh_installsystemd calls: $unlisted"
 fi
 if grep -q "deb-systemd-helper debian-installed 'ibsetup-responder.service'" <<<"$postinst"; then
   ok "postinst does not enable ibsetup-responder.service on a new install"

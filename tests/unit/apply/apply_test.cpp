@@ -505,7 +505,7 @@ TEST(ApplyLock, BusyNamesTheHolderAndBothCommandsThatTakeIt)
   EXPECT_NO_THROW({ const apply::ApplyLock again(path, 0); });
 }
 
-TEST(ApplyLock, AStopWhileWaitingEndsTheWaitAndSaysNothingChanged)
+TEST(ApplyLock, AStopWhileWaitingEndsTheWait)
 {
   const test::TempDir dir;
   const std::string path = (dir.path() / "lock").string();
@@ -517,9 +517,10 @@ TEST(ApplyLock, AStopWhileWaitingEndsTheWaitAndSaysNothingChanged)
     ADD_FAILURE() << "the lock was taken twice";
   } catch (const Error& e) {
     EXPECT_EQ(ErrorKind::apply_failed, e.kind());
-    EXPECT_EQ("stopped while waiting for " + path + " (held by pid " + std::to_string(getpid()) +
-                  "); nothing was changed",
-              e.what());
+    // apply_node adds "; nothing was changed": the lock cannot know what its caller did.
+    EXPECT_EQ(
+        "stopped while waiting for " + path + " (held by pid " + std::to_string(getpid()) + ")",
+        e.what());
   }
   EXPECT_EQ(3, polls);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
