@@ -39,6 +39,11 @@ snapshot() {
   (cd "$1" && sha256sum -- * 2>/dev/null)
 }
 
+# The host's resolver configuration, which the private NetworkManagers below must not touch
+# (they rewrote /etc/resolv.conf, and the host lost DNS).
+resolv_state() { stat -L -c '%Y %s' /etc/resolv.conf 2>&1; sha256sum </etc/resolv.conf 2>&1; }
+resolv_before=$(resolv_state)
+
 conns=$work/live
 nm_start "$conns" || exit 1
 
@@ -520,6 +525,8 @@ contains "NetworkManager gone mid-run: the undo not tried" "$(cat "$work/gone.ou
   "undo ibsetup-ib0 ... failed: not tried, NetworkManager is not running any more; the change stays, a later apply completes it"
 expect "NetworkManager gone mid-run: nothing called removed" \
   "$(grep -c 'already removed by the checkpoint' "$work/gone.out")" 0
+
+expect "the host's /etc/resolv.conf as before" "$(resolv_state)" "$resolv_before"
 
 echo "nm live: $pass passed, $fail failed"
 [ "$fail" = 0 ]

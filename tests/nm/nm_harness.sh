@@ -32,6 +32,10 @@ CONF
 [main]
 plugins=keyfile
 no-auto-default=*
+# /etc is the host's (only /run and /var/lib are private here): without these, NetworkManager
+# rewrote the host's /etc/resolv.conf with its own empty one, and the host lost DNS.
+dns=none
+rc-manager=unmanaged
 [keyfile]
 path=$conns
 [device]
