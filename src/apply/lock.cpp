@@ -1,4 +1,5 @@
 #include <ibsetup/apply.hpp>
+#include "apply/callbacks.hpp"
 #include "apply/lock_check.hpp"
 
 #include <fcntl.h>
@@ -148,12 +149,7 @@ ApplyLock::ApplyLock(const std::string& path, int wait_seconds, const std::funct
       m_fd = -1;
       throw EnvironmentError("cannot lock " + path + ": " + std::strerror(err));
     }
-    bool stopped = false;
-    try {
-      stopped = stop && stop();
-    } catch (...) {
-      stopped = true;  // a broken callback must not keep a stopped run waiting its --wait out
-    }
+    const bool stopped = detail::ask_interrupted(stop);
     if (stopped || std::chrono::steady_clock::now() >= deadline) {
       char buf[32] = {};
       const ssize_t n = pread(m_fd, buf, sizeof buf - 1, 0);

@@ -128,13 +128,13 @@ void print_networkmanager(const apply::NodeOutcome& out, const std::string& host
     // or a profile that could not be restored, may leave the node part-way. -q printed no
     // rollback lines, so the failed ones are printed here.
     const auto failed = apply::rollback_failures(report);
-    const bool undone = failed.empty();
     print_failed_undos(failed, quiet);
     print_error(report.failure + "; " +
                 (report.checkpoint.empty() ? std::string("nothing was changed")
-                 : undone                  ? "rolled back through checkpoint " + report.checkpoint
-                                           : "rollback through checkpoint " + report.checkpoint +
-                                " not confirmed: a step of it failed (see the rollback lines)"));
+                 : failed.empty()
+                     ? "rolled back through checkpoint " + report.checkpoint
+                     : "rollback through checkpoint " + report.checkpoint +
+                           " not confirmed: a step of it failed (see the rollback lines)"));
   }
 }
 
