@@ -15,13 +15,18 @@ NumaPin::NumaPin(const std::string& sysfs_root, const std::string& device)
   try {
     const inventory::SysfsReader sysfs(sysfs_root);
     node = sysfs.read("class/infiniband/" + device + "/device/numa_node");
-    if (node && !node->empty() && node->front() != '-') {
+    // A number or -1: anything else (a captured tree's "0/../..") names no node directory.
+    if (node && (node->empty() || node->size() > 5 ||
+                 node->find_first_not_of("0123456789") != std::string::npos)) {
+      node.reset();
+    }
+    if (node) {
       cpus = sysfs.read("devices/system/node/node" + *node + "/cpulist");
     }
   } catch (const std::exception&) {
     node.reset();
   }
-  if (!node || node->empty() || node->front() == '-') {
+  if (!node) {
     m_note = "not pinned: NUMA node unknown";
     return;
   }

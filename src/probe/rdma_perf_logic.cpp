@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 
 namespace ibsetup::check::rdma {
 
@@ -33,6 +34,22 @@ void put64(unsigned char* p, uint64_t v)
 uint64_t get64(const unsigned char* p)
 {
   return (uint64_t{get32(p)} << 32) | get32(p + 4);
+}
+
+// A CPU number of a cpulist: decimal digits only (no sign, no space), at most k_max_cpu.
+std::optional<int> cpu_number(std::string_view s)
+{
+  if (s.empty() || s.size() > 5 || s.find_first_not_of("0123456789") != std::string_view::npos) {
+    return std::nullopt;
+  }
+  int value = 0;
+  for (const char c : s) {
+    value = value * 10 + (c - '0');
+  }
+  if (value > k_max_cpu) {
+    return std::nullopt;
+  }
+  return value;
 }
 
 }  // namespace
@@ -181,31 +198,28 @@ double percentile(std::vector<double>& values, double p)
 
 std::vector<int> parse_cpulist(const std::string& text)
 {
-  std::vector<int> out;
-  std::string t = text;
+  std::string_view t = text;
   while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) {
-    t.pop_back();
+    t.remove_suffix(1);
   }
+  std::vector<int> out;
   if (t.empty()) {
     return out;
   }
+  // The kernel prints its ranges ascending and apart (bitmap_print_to_pagebuf). Holding a
+  // tree's file to that bounds the work and the list to k_max_cpu + 1 entries: "0-65535"
+  // repeated through a captured tree's file would otherwise make one entry per CPU per range.
   size_t pos = 0;
   while (pos <= t.size()) {
     const size_t comma = std::min(t.find(',', pos), t.size());
-    const std::string part = t.substr(pos, comma - pos);
-    int a = 0;
-    int b = 0;
-    char extra = 0;
-    if (std::sscanf(part.c_str(), "%d-%d%c", &a, &b, &extra) == 2) {
-    } else if (std::sscanf(part.c_str(), "%d%c", &a, &extra) == 1) {
-      b = a;
-    } else {
+    const std::string_view part = t.substr(pos, comma - pos);
+    const size_t dash = part.find('-');
+    const auto first = cpu_number(part.substr(0, dash));
+    const auto last = dash == std::string_view::npos ? first : cpu_number(part.substr(dash + 1));
+    if (!first || !last || *last < *first || (!out.empty() && *first <= out.back())) {
       return {};
     }
-    if (a < 0 || b < a || b > 65535 || part.find_first_not_of("0123456789-") != std::string::npos) {
-      return {};
-    }
-    for (int c = a; c <= b; ++c) {
+    for (int c = *first; c <= *last; ++c) {
       out.push_back(c);
     }
     pos = comma + 1;

@@ -67,7 +67,9 @@ std::string format_number(double value);
 // Nearest-rank percentile (0 < p <= 1) of values, which it sorts; 0 when empty.
 double percentile(std::vector<double>& values, double p);
 
-// "0-3,8-11" -> {0,1,2,3,8,9,10,11}; empty on anything malformed.
+// "0-3,8-11" -> {0,1,2,3,8,9,10,11}: a node's cpulist as the kernel prints it, ranges and
+// single CPUs ascending and apart, each at most k_max_cpu. Empty on anything else.
+constexpr int k_max_cpu = 65535;
 std::vector<int> parse_cpulist(const std::string& text);
 
 }  // namespace ibsetup::check::rdma

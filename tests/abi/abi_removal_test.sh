@@ -5,6 +5,7 @@
 # The doctored libraries are the build's own objects linked again with one public function
 # made local, against a baseline dumped from the real library, so that the test does not
 # depend on the committed baseline being current. Skips (77) without libabigail.
+# And that the public node exports nothing outside namespace ibsetup.
 # Usage: abi_removal_test.sh LIBRARY VERSION_SCRIPT 'OBJECT;OBJECT;...' SOURCE_DIR
 set -uo pipefail
 library=$1 map=$2 objects=$3 src=$4
@@ -22,6 +23,16 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 escape=$(nm -D --defined-only -C "$library" | grep -E 'ibsetup::util::escape_text(\[|\()' || true)
 grep -q '@@IBSETUP_PRIVATE_' <<<"$escape" ||
   fail "util::escape_text is not in the IBSETUP_PRIVATE node: ${escape:-not exported}"
+
+# The public node holds ibsetup's own symbols only: no std:: template instantiation over a
+# public type (whose demangled name starts with its return type, "ibsetup::X* std::..."), which
+# a compiler emits out of line or not as its inlining decides (src/libibsetup.map.in).
+public=$(nm -D --defined-only "$library" | awk '$3 ~ /@@IBSETUP_1\.0$/ { sub(/@@.*/, "", $3); print $3 }')
+[ "$(wc -l <<<"$public")" -ge 100 ] ||
+  fail "IBSETUP_1.0 has only $(wc -l <<<"$public") symbols: $public"
+foreign=$(grep -vE '^(_ZN(K?[RO]?)7ibsetup|_ZT[ISVT]N7ibsetup|_ZT[hv][^N]*_N7ibsetup)' <<<"$public" || true)
+[ -z "$foreign" ] ||
+  fail "IBSETUP_1.0 exports symbols outside namespace ibsetup: $(c++filt <<<"$foreign" | head -n 5)"
 
 IFS=';' read -r -a objs <<<"$objects"
 # The exact name, so that it wins over the node's ibsetup::* pattern (ld and lld alike).

@@ -207,4 +207,15 @@ TEST(RdmaPerfNuma, PinsToTheNodesCpusAndGivesThemBack)
   // Soft-RoCE has no PCI device: no node, no pinning.
   const rdma::NumaPin none(root.string(), "rxe0");
   EXPECT_EQ("not pinned: NUMA node unknown", none.note());
+  // A captured tree's numa_node that is a path, not a number, names no node directory (it
+  // reached node1's cpulist, and pinned, through "node1/../node1").
+  fs::create_directories(root / "class/infiniband/mlx5_1/device");
+  std::ofstream(root / "class/infiniband/mlx5_1/device/numa_node") << "1/../node1\n";
+  {
+    const rdma::NumaPin path(root.string(), "mlx5_1");
+    EXPECT_EQ("not pinned: NUMA node unknown", path.note());
+    cpu_set_t now;
+    ASSERT_EQ(0, sched_getaffinity(0, sizeof now, &now));
+    EXPECT_TRUE(CPU_EQUAL(&before, &now));
+  }
 }

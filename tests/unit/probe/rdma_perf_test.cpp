@@ -202,6 +202,22 @@ TEST(RdmaPerfNuma, CpuLists)
   EXPECT_TRUE(parse_cpulist("1,,2").empty());
 }
 
+// A captured tree's file is anyone's: numbers past an int (sscanf's undefined behaviour),
+// signs, spaces, and ranges that are not ascending and apart, which the kernel never prints
+// and which would repeat CPUs (the list grew by 65536 entries per "0-65535").
+TEST(RdmaPerfNuma, CpuListsFromAHostileTree)
+{
+  for (const char* bad : {"4294967296", "99999999999999999999", "65536", "0-65536", "-1", "+1",
+                          " 1", "1-", "-", "1--2", "1-2-3", "0x1", "1,0", "0-3,2-5", "0-3,3",
+                          "0-65535,0-65535", "2,2", "1,", ",1", "1\n2"}) {
+    EXPECT_TRUE(parse_cpulist(bad).empty()) << bad;
+  }
+  const auto all = parse_cpulist("0-65535\n");
+  ASSERT_EQ(65536u, all.size());
+  EXPECT_EQ(65535, all.back());
+  EXPECT_EQ((std::vector<int>{0, 2, 4, 5, 6, 65535}), parse_cpulist("0,2,4-6,65535"));
+}
+
 TEST(RdmaPerfProfile, ThresholdsReachTheNode)
 {
   const char* yaml = R"(version: 1
