@@ -207,9 +207,16 @@ TEST(RdmaPerfNuma, CpuLists)
 // and which would repeat CPUs (the list grew by 65536 entries per "0-65535").
 TEST(RdmaPerfNuma, CpuListsFromAHostileTree)
 {
-  for (const char* bad : {"4294967296", "99999999999999999999", "65536", "0-65536", "-1", "+1",
-                          " 1", "1-", "-", "1--2", "1-2-3", "0x1", "1,0", "0-3,2-5", "0-3,3",
-                          "0-65535,0-65535", "2,2", "1,", ",1", "1\n2"}) {
+  for (const char* bad : {"4294967296", "99999999999999999999",
+                          "65536",      "0-65536",
+                          "-1",         "+1",
+                          " 1",         "1-",
+                          "-",          "1--2",
+                          "1-2-3",      "0x1",
+                          "1,0",        "0-3,2-5",
+                          "0-3,3",      "0-65535,0-65535",
+                          "2,2",        "1,",
+                          ",1",         "1\n2"}) {
     EXPECT_TRUE(parse_cpulist(bad).empty()) << bad;
   }
   const auto all = parse_cpulist("0-65535\n");
