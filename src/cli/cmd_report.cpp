@@ -110,13 +110,21 @@ int ReportCommands::run()
     }
   }
   const std::string name = m_input == "-" ? "standard input" : m_input;
-  const int fd = m_input == "-" ? 0 : ::open(m_input.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (m_input == "-") {
+    util::refuse_terminal(0, "report -", "the output of clush or pdsh");
+  } else if (::stat(m_input.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
+    // Looked at before it is opened: opening a device can act on it (a watchdog, a tty
+    // that becomes the controlling terminal). A FIFO stays allowed: report <(clush ...).
+    throw EnvironmentError(util::escape_text(m_input) + ": is " + util::file_kind(st.st_mode) +
+                           "; give the file clush or pdsh wrote, or - for standard input");
+  }
+  const int fd = m_input == "-" ? 0 : ::open(m_input.c_str(), O_RDONLY | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) {
     // Like a missing profile: this host's problem (exit 4), not a defect of the input.
     throw EnvironmentError(util::escape_text(m_input) + ": cannot open: " + std::strerror(errno));
   }
   FdInput buf(fd);
-  struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     // read() would fail with EISDIR, which read as invalid input "after line 0" (exit 3).
     throw EnvironmentError(util::escape_text(m_input) +

@@ -14,6 +14,11 @@ namespace ibsetup::util {
 // What a file of this mode is, for messages: "a FIFO", "a character device".
 const char* file_kind(mode_t mode);
 
+// Throws a usage error when fd is a terminal: reading would wait for typing, a forgotten pipe
+// rather than input. option names where `-` was given ("--inventory -"); pipe says what to
+// pipe into it.
+void refuse_terminal(int fd, const std::string& option, const std::string& pipe);
+
 struct BoundedRead {
   enum class Status { ok, not_regular, too_large, failed };
   Status status = Status::ok;
@@ -41,10 +46,5 @@ BoundedRead read_stream_bounded(int fd, size_t max_bytes);
 
 // After the pop on purpose: used only inside the library, so not exported to the CLI.
 namespace ibsetup::util {
-
-// Throws a usage error when fd is a terminal: reading would wait for typing, a forgotten pipe
-// rather than input. option names where `-` was given ("--inventory -"); pipe says what to
-// pipe into it.
-void refuse_terminal(int fd, const std::string& option, const std::string& pipe);
 
 }  // namespace ibsetup::util

@@ -29,6 +29,19 @@ namespace {
 
 std::atomic<bool> g_private_reader_tables{false};
 
+// A node's own sysfs gives a few warnings; a damaged or hostile captured tree can give one per
+// file (each P_Key entry of every port). Past k_max_warnings the rest are counted, not kept.
+constexpr size_t k_max_warnings = 200;
+
+void cap_warnings(std::vector<std::string>& warnings)
+{
+  if (warnings.size() > k_max_warnings) {
+    const size_t more = warnings.size() - k_max_warnings;
+    warnings.resize(k_max_warnings);
+    warnings.push_back(std::to_string(more) + " more warnings about this sysfs tree left out");
+  }
+}
+
 // Reads the devices on worker threads, each with its own reader, while the calling thread first
 // runs `alongside` (the netdevs) and then helps. A port's 128-entry P_Key table is
 // 128 files, so an 8-HCA node means thousands of open/read/close calls; bench/ measures it.
@@ -157,12 +170,23 @@ Host inspect(const Options& options, NetdevSource* netdevs, bool pkey_tables)
   host.host = os::short_hostname().value_or("localhost");
   Reader r(fs, host.warnings);
   std::vector<std::string> names;
+  std::map<std::string, std::string> device_dirs;  // resolved directory -> the name read
   for (const auto& name : fs.list("class/infiniband")) {
-    if (fs.is_dir("class/infiniband/" + name)) {
-      names.push_back(name);
-    } else {
-      host.warnings.push_back(fs.root() + "/class/infiniband/" + name + ": dangling link, skipped");
+    const std::string rel = "class/infiniband/" + name;
+    const auto dir = fs.is_dir(rel) ? fs.resolve(rel) : std::nullopt;
+    if (!dir) {
+      host.warnings.push_back(fs.root() + "/" + rel + ": dangling link, skipped");
+      continue;
     }
+    // A captured tree's second link to one device would read it (and its ports and P_Key
+    // tables) again: the kernel links each device once.
+    const auto [first, fresh] = device_dirs.emplace(*dir, name);
+    if (!fresh) {
+      host.warnings.push_back(fs.root() + "/" + rel + ": the same device as " + first->second +
+                              ", skipped");
+      continue;
+    }
+    names.push_back(name);
   }
   // Netdevs and addresses are read while the devices are; their warnings follow the devices'.
   std::vector<std::string> netdev_warnings;
@@ -277,6 +301,7 @@ Host inspect(const Options& options, NetdevSource* netdevs, bool pkey_tables)
       }
     }
   }
+  cap_warnings(host.warnings);
   return host;
 }
 

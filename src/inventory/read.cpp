@@ -153,6 +153,7 @@ Port read_port(const Reader& r, const std::string& base, int number, const ReadS
   // The kernel numbers P_Key entries 0 .. table length - 1; reading until the first missing
   // index saves listing the (large) directory.
   const auto pkeys = scope.pkey_tables ? r.fs().resolve(d + "pkeys") : std::nullopt;
+  size_t malformed = 0;  // the first is quoted, the others counted
   for (int index = 0; pkeys && index < 0x10000; ++index) {
     const std::string entry = std::to_string(index);
     const auto raw = r.fs().read_in(*pkeys, entry);
@@ -162,10 +163,16 @@ Port read_port(const Reader& r, const std::string& base, int number, const ReadS
     }
     const auto pkey = parse_pkey(*raw);
     if (!pkey) {
-      r.warn(d + "pkeys/" + entry, *raw, "0xNNNN");
+      if (malformed++ == 0) {
+        r.warn(d + "pkeys/" + entry, *raw, "0xNNNN");
+      }
     } else if (*pkey != 0) {
       p.pkeys.push_back(*pkey);
     }
+  }
+  if (malformed > 1) {
+    r.warn_about(d + "pkeys",
+                 std::to_string(malformed - 1) + " more entries that are not 0xNNNN, left out");
   }
   if (scope.counters) {
     for (const auto& name : r.fs().list(d + "counters")) {
@@ -206,6 +213,7 @@ Device read_device(const Reader& r, const std::string& name, const ReadScope& sc
   dev.hw_rev = r.text(d + "hw_rev");
   dev.driver = r.fs().link_name(d + "device/driver");
   dev.pci = read_pci(r, d + "device");
+  std::vector<std::string> port_dirs;
   for (const auto& p : numeric_entries(r.fs(), d + "ports")) {
     // The kernel names a CA's ports 1, 2, ... and a switch's management port 0: "01" (read as a
     // second port 1, after the real one, which is the one a check judged) or a CA's "0" is not
@@ -217,6 +225,16 @@ Device read_device(const Reader& r, const std::string& name, const ReadScope& sc
                    "not a port (the kernel names ports 1 to 255, and a "
                    "switch's port 0, without leading zeros); left out");
       continue;
+    }
+    // A captured tree's ports/3 -> 1 would read port 1's directory again (and its P_Key
+    // table): the kernel makes each port a directory of its own.
+    const auto dir = r.fs().resolve(d + "ports/" + p);
+    if (dir && std::find(port_dirs.begin(), port_dirs.end(), *dir) != port_dirs.end()) {
+      r.warn_about(d + "ports/" + p, "the directory of another port; left out");
+      continue;
+    }
+    if (dir) {
+      port_dirs.push_back(*dir);
     }
     dev.ports.push_back(read_port(r, d + "ports/" + p, static_cast<int>(*number), scope));
   }
@@ -292,6 +310,13 @@ void bind_netdevs(const Reader& r, Host& host,
       auto dev_port = r.parsed<int>(d + "dev_port", parse_decimal_int, "a number");
       if (!dev_port) {
         dev_port = r.parsed<int>(d + "dev_id", parse_hex_int, "a hex number");
+      }
+      // The kernel's dev_port and dev_id count a device's ports from 0; a captured tree's
+      // 2147483647 would overflow the port number.
+      if (dev_port && (*dev_port < 0 || *dev_port > 254)) {
+        r.warn_about(d + "dev_port", "port index " + std::to_string(*dev_port) +
+                                         " not 0 to 254; not bound to a port");
+        continue;
       }
       const int port = dev_port ? *dev_port + 1 : 1;
       const bool has_port = std::any_of(dev.ports.begin(), dev.ports.end(),

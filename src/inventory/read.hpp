@@ -2,6 +2,7 @@
 // decides which to read, on which thread, and puts the host together.
 #pragma once
 
+#include "common/strings.hpp"
 #include "os/sysfs.hpp"
 
 #include <ibsetup/inventory.hpp>
@@ -46,11 +47,14 @@ public:
     return value;
   }
 
+  // Quotes at most k_quoted bytes of the value: an attribute may hold 64 KiB, and a captured
+  // tree's P_Key table thousands of them.
   void warn(const std::string& rel, const std::string& raw, const char* expected) const
   {
-    m_warnings.push_back(m_fs.root() + "/" + rel + ": cannot parse '" + raw + "' (expected " +
-                         expected + ")");
+    m_warnings.push_back(m_fs.root() + "/" + rel + ": cannot parse '" +
+                         util::excerpt(raw, k_quoted) + "' (expected " + expected + ")");
   }
+  static constexpr size_t k_quoted = 80;
 
   // A warning about what rel is, rather than about how its content reads.
   void warn_about(const std::string& rel, const std::string& message) const

@@ -50,6 +50,9 @@ terminal_case inventory-stdin-terminal \
 terminal_case partitions-stdin-terminal \
   'error: --inventories -: standard input is a terminal; pipe `ibsetup inspect --json` lines' \
   partitions "$profile" --inventories -
+terminal_case report-stdin-terminal \
+  'error: report -: standard input is a terminal; pipe the output of clush or pdsh into it' \
+  report
 # A FIFO nobody writes to is refused before it is opened; it used to block until the watchdog
 # failed the check (exit 5, "did not finish"). A device is not opened either.
 mkfifo "$tmp/fifo.json"
@@ -186,8 +189,12 @@ reset_case
 printf 'cn02: %s\n' "$pass_line" >"$tmp/one.txt"
 nonblocking_case report-stdin-nonblocking "$tmp/one.txt" '1 host' report
 
-# A line that never ends (/dev/zero, a host whose output has no newline) ends the run.
-hostile report-endless-line 3 'line 1 is longer than 1073741824 bytes and has not ended' \
+# A line that never ends (a host whose output has no newline) ends the run.
+hostile_stdin report-endless-line 3 'line 1 is longer than 1073741824 bytes and has not ended' \
+  /dev/zero report -
+# A device is not opened: opening one can act on it (a watchdog arms, a tty becomes the
+# controlling terminal). It used to be read (/dev/zero: the endless line above).
+hostile report-device 4 'zero: is a character device; give the file clush or pdsh wrote' \
   -- report /dev/zero
 hostile report-missing-input 4 'cannot open' -- report "$tmp/no-such-input"
 

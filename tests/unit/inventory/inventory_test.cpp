@@ -493,3 +493,91 @@ TEST(Inventory, PrivateReaderTablesChangeNothingButTheTables)
 }
 
 }  // namespace
+
+// A captured tree is anyone's: links that make the reader read one directory again, values of
+// 64 KiB and a warning per file must neither multiply the work nor fill memory. One extra
+// link to a device read it again with every port (about 520 MB of warnings a link with 64 KiB
+// values and ports 3 to 255 linked to port 1).
+TEST(Inventory, CapturedTreeCannotMultiplyItsReads)
+{
+  test::TempDir tmp;
+  const fs::path root = tmp.path() / "tree";
+  fs::copy(k_fixtures / "hdr-2hca", root,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const fs::path dev0 = root / "devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0";
+  const fs::path port1 = dev0 / "infiniband/mlx5_0/ports/1";
+  fs::create_symlink("../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/infiniband/mlx5_0",
+                     root / "class/infiniband/mlx5_9");
+  fs::create_symlink("1", port1.parent_path() / "2");
+  std::ofstream(port1 / "lid") << std::string(65535, 'A');
+  for (int i = 0; i < 300; ++i) {
+    std::ofstream(port1 / "pkeys" / std::to_string(i)) << "zz\n";
+  }
+  // 250 names the kernel never gives a port, a warning each.
+  for (int i = 1; i <= 250; ++i) {
+    fs::create_directories(port1.parent_path() / ("0" + std::to_string(1000 + i)));
+  }
+  // An Ethernet netdev of mlx5_0's PCI function whose dev_port is past any port (+1 was a
+  // signed overflow).
+  const fs::path eth = dev0 / "net/eth9";
+  fs::create_directories(eth);
+  std::ofstream(eth / "type") << "1\n";
+  std::ofstream(eth / "dev_port") << "2147483647\n";
+  fs::create_symlink("../../../0000:3b:00.0", eth / "device");
+  fs::create_symlink("../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/net/eth9",
+                     root / "class/net/eth9");
+
+  Options o;
+  o.sysfs_root = root.string();
+  const Host h = inspect(o);
+  ASSERT_EQ(2U, h.devices.size());
+  EXPECT_EQ("mlx5_0", h.devices[0].name);
+  ASSERT_EQ(1U, h.devices[0].ports.size());
+  EXPECT_EQ(1, h.devices[0].ports[0].port);
+  const auto has = [&h](const std::string& text) {
+    return std::any_of(h.warnings.begin(), h.warnings.end(),
+                       [&text](const std::string& w) { return w.find(text) != std::string::npos; });
+  };
+  EXPECT_TRUE(has("/class/infiniband/mlx5_9: the same device as mlx5_0, skipped"));
+  EXPECT_TRUE(has("/class/infiniband/mlx5_0/ports/2: the directory of another port; left out"));
+  EXPECT_TRUE(has("/class/infiniband/mlx5_0/ports/1/lid: cannot parse 'AAAA"));
+  EXPECT_TRUE(has("... (65535 bytes)' (expected a hex LID)"));
+  // One malformed P_Key entry is quoted and the other 299 counted.
+  EXPECT_TRUE(has("/class/infiniband/mlx5_0/ports/1/pkeys/0: cannot parse 'zz' (expected 0xNNNN)"));
+  EXPECT_TRUE(has("/class/infiniband/mlx5_0/ports/1/pkeys: 299 more entries that are not 0xNNNN"));
+  // With the 250 port names: the first 200 warnings, then how many more.
+  ASSERT_EQ(201U, h.warnings.size());
+  EXPECT_NE(std::string::npos,
+            h.warnings.back().find(" more warnings about this sysfs tree left out"));
+  for (const auto& w : h.warnings) {
+    EXPECT_LT(w.size(), 400U) << w.substr(0, 200);
+  }
+}
+
+// The dev_port of a netdev past any port is said, not added to (a signed overflow at
+// 2147483647).
+TEST(Inventory, DevPortPastAnyPortIsWarned)
+{
+  test::TempDir tmp;
+  const fs::path root = tmp.path() / "tree";
+  fs::copy(k_fixtures / "hdr-2hca", root,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const fs::path dev0 = root / "devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0";
+  const fs::path eth = dev0 / "net/eth9";
+  fs::create_directories(eth);
+  std::ofstream(eth / "type") << "1\n";
+  std::ofstream(eth / "dev_port") << "2147483647\n";
+  fs::create_symlink("../../../0000:3b:00.0", eth / "device");
+  fs::create_symlink("../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/net/eth9",
+                     root / "class/net/eth9");
+  Options o;
+  o.sysfs_root = root.string();
+  const Host h = inspect(o);
+  // Bound to no port, an Ethernet netdev is not kept.
+  EXPECT_TRUE(std::none_of(h.netdevs.begin(), h.netdevs.end(),
+                           [](const Netdev& n) { return n.name == "eth9"; }));
+  const std::string want = root.string() +
+                           "/class/net/eth9/dev_port: port index 2147483647 not 0 to 254; not "
+                           "bound to a port";
+  EXPECT_NE(h.warnings.end(), std::find(h.warnings.begin(), h.warnings.end(), want));
+}
