@@ -33,6 +33,43 @@ std::atomic<bool> g_private_reader_tables{false};
 // file (each P_Key entry of every port). Past k_max_warnings the rest are counted, not kept.
 constexpr size_t k_max_warnings = 200;
 
+// The entries of class/infiniband to read, in order. A captured tree's second link to one
+// device would read it (its ports, its P_Key tables) again: the kernel links each device once,
+// under its directory's name, which is the name kept.
+std::vector<std::string> device_names(const SysfsReader& fs, std::vector<std::string>& warnings)
+{
+  const auto own = [](const std::string& name, const std::string& dir) {
+    return dir.size() > name.size() && dir[dir.size() - name.size() - 1] == '/' &&
+           dir.compare(dir.size() - name.size(), name.size(), name) == 0;
+  };
+  std::vector<std::pair<std::string, std::string>> entries;  // name, resolved directory
+  std::map<std::string, std::string> kept;                   // directory -> name
+  for (const auto& name : fs.list("class/infiniband")) {
+    const std::string rel = "class/infiniband/" + name;
+    const auto dir = fs.is_dir(rel) ? fs.resolve(rel) : std::nullopt;
+    if (!dir) {
+      warnings.push_back(fs.root() + "/" + rel + ": dangling link, skipped");
+      continue;
+    }
+    entries.emplace_back(name, *dir);
+    std::string& chosen = kept[*dir];
+    if (chosen.empty() || (own(name, *dir) && !own(chosen, *dir))) {
+      chosen = name;
+    }
+  }
+  std::vector<std::string> names;
+  for (const auto& [name, dir] : entries) {
+    const std::string& chosen = kept[dir];
+    if (chosen == name) {
+      names.push_back(name);
+    } else {
+      warnings.push_back(fs.root() + "/class/infiniband/" + name + ": the same device as " +
+                         chosen + ", skipped");
+    }
+  }
+  return names;
+}
+
 void cap_warnings(std::vector<std::string>& warnings)
 {
   if (warnings.size() > k_max_warnings) {
@@ -169,25 +206,7 @@ Host inspect(const Options& options, NetdevSource* netdevs, bool pkey_tables)
   Host host;
   host.host = os::short_hostname().value_or("localhost");
   Reader r(fs, host.warnings);
-  std::vector<std::string> names;
-  std::map<std::string, std::string> device_dirs;  // resolved directory -> the name read
-  for (const auto& name : fs.list("class/infiniband")) {
-    const std::string rel = "class/infiniband/" + name;
-    const auto dir = fs.is_dir(rel) ? fs.resolve(rel) : std::nullopt;
-    if (!dir) {
-      host.warnings.push_back(fs.root() + "/" + rel + ": dangling link, skipped");
-      continue;
-    }
-    // A captured tree's second link to one device would read it (and its ports and P_Key
-    // tables) again: the kernel links each device once.
-    const auto [first, fresh] = device_dirs.emplace(*dir, name);
-    if (!fresh) {
-      host.warnings.push_back(fs.root() + "/" + rel + ": the same device as " + first->second +
-                              ", skipped");
-      continue;
-    }
-    names.push_back(name);
-  }
+  const std::vector<std::string> names = device_names(fs, host.warnings);
   // Netdevs and addresses are read while the devices are; their warnings follow the devices'.
   std::vector<std::string> netdev_warnings;
   const Reader nr(fs, netdev_warnings);

@@ -506,8 +506,9 @@ TEST(Inventory, CapturedTreeCannotMultiplyItsReads)
            fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   const fs::path dev0 = root / "devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0";
   const fs::path port1 = dev0 / "infiniband/mlx5_0/ports/1";
+  // Listed before mlx5_0, yet mlx5_0 (the directory's own name) is the one read.
   fs::create_symlink("../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/infiniband/mlx5_0",
-                     root / "class/infiniband/mlx5_9");
+                     root / "class/infiniband/again");
   fs::create_symlink("1", port1.parent_path() / "2");
   std::ofstream(port1 / "lid") << std::string(65535, 'A');
   for (int i = 0; i < 300; ++i) {
@@ -538,7 +539,7 @@ TEST(Inventory, CapturedTreeCannotMultiplyItsReads)
     return std::any_of(h.warnings.begin(), h.warnings.end(),
                        [&text](const std::string& w) { return w.find(text) != std::string::npos; });
   };
-  EXPECT_TRUE(has("/class/infiniband/mlx5_9: the same device as mlx5_0, skipped"));
+  EXPECT_TRUE(has("/class/infiniband/again: the same device as mlx5_0, skipped"));
   EXPECT_TRUE(has("/class/infiniband/mlx5_0/ports/2: the directory of another port; left out"));
   EXPECT_TRUE(has("/class/infiniband/mlx5_0/ports/1/lid: cannot parse 'AAAA"));
   EXPECT_TRUE(has("... (65535 bytes)' (expected a hex LID)"));
