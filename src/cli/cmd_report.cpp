@@ -125,6 +125,11 @@ int ReportCommands::run()
     throw EnvironmentError(util::escape_text(m_input) + ": cannot open: " + std::strerror(errno));
   }
   FdInput buf(fd);
+  if (m_input != "-" && ::fstat(fd, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
+    // The path was swapped for a device between the look and the open: not read either.
+    throw EnvironmentError(util::escape_text(m_input) + ": is " + util::file_kind(st.st_mode) +
+                           "; give the file clush or pdsh wrote, or - for standard input");
+  }
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     // read() would fail with EISDIR, which read as invalid input "after line 0" (exit 3).
     throw EnvironmentError(util::escape_text(m_input) +

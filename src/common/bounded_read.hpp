@@ -43,8 +43,3 @@ BoundedRead read_stream_bounded(int fd, size_t max_bytes);
 }  // namespace ibsetup::util
 
 #pragma GCC visibility pop
-
-// After the pop on purpose: used only inside the library, so not exported to the CLI.
-namespace ibsetup::util {
-
-}  // namespace ibsetup::util

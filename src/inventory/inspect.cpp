@@ -38,10 +38,6 @@ constexpr size_t k_max_warnings = 200;
 // under its directory's name, which is the name kept.
 std::vector<std::string> device_names(const SysfsReader& fs, std::vector<std::string>& warnings)
 {
-  const auto own = [](const std::string& name, const std::string& dir) {
-    return dir.size() > name.size() && dir[dir.size() - name.size() - 1] == '/' &&
-           dir.compare(dir.size() - name.size(), name.size(), name) == 0;
-  };
   std::vector<std::pair<std::string, std::string>> entries;  // name, resolved directory
   std::map<std::string, std::string> kept;                   // directory -> name
   for (const auto& name : fs.list("class/infiniband")) {
@@ -53,7 +49,7 @@ std::vector<std::string> device_names(const SysfsReader& fs, std::vector<std::st
     }
     entries.emplace_back(name, *dir);
     std::string& chosen = kept[*dir];
-    if (chosen.empty() || (own(name, *dir) && !own(chosen, *dir))) {
+    if (chosen.empty() || (named_as(name, *dir) && !named_as(chosen, *dir))) {
       chosen = name;
     }
   }
@@ -75,7 +71,7 @@ void cap_warnings(std::vector<std::string>& warnings)
   if (warnings.size() > k_max_warnings) {
     const size_t more = warnings.size() - k_max_warnings;
     warnings.resize(k_max_warnings);
-    warnings.push_back(std::to_string(more) + " more warnings about this sysfs tree left out");
+    warnings.push_back(std::to_string(more) + " more warnings left out");
   }
 }
 

@@ -195,6 +195,12 @@ Port read_port(const Reader& r, const std::string& base, int number, const ReadS
 
 }  // namespace
 
+bool named_as(const std::string& name, const std::string& dir)
+{
+  return dir.size() > name.size() && dir[dir.size() - name.size() - 1] == '/' &&
+         dir.compare(dir.size() - name.size(), name.size(), name) == 0;
+}
+
 Device read_device(const Reader& r, const std::string& name, const ReadScope& scope)
 {
   Device dev;
@@ -213,8 +219,20 @@ Device read_device(const Reader& r, const std::string& name, const ReadScope& sc
   dev.hw_rev = r.text(d + "hw_rev");
   dev.driver = r.fs().link_name(d + "device/driver");
   dev.pci = read_pci(r, d + "device");
-  std::vector<std::string> port_dirs;
-  for (const auto& p : numeric_entries(r.fs(), d + "ports")) {
+  // A captured tree's ports/3 -> 1 would read port 1's directory again (and its P_Key table):
+  // the kernel makes each port a directory of its own, and of several names for one, the one
+  // the directory has is read.
+  const auto entries = numeric_entries(r.fs(), d + "ports");
+  std::map<std::string, std::string> kept;  // resolved directory -> entry
+  for (const auto& p : entries) {
+    if (const auto dir = r.fs().resolve(d + "ports/" + p)) {
+      std::string& chosen = kept[*dir];
+      if (chosen.empty() || (named_as(p, *dir) && !named_as(chosen, *dir))) {
+        chosen = p;
+      }
+    }
+  }
+  for (const auto& p : entries) {
     // The kernel names a CA's ports 1, 2, ... and a switch's management port 0: "01" (read as a
     // second port 1, after the real one, which is the one a check judged) or a CA's "0" is not
     // one of its names.
@@ -226,15 +244,10 @@ Device read_device(const Reader& r, const std::string& name, const ReadScope& sc
                    "switch's port 0, without leading zeros); left out");
       continue;
     }
-    // A captured tree's ports/3 -> 1 would read port 1's directory again (and its P_Key
-    // table): the kernel makes each port a directory of its own.
     const auto dir = r.fs().resolve(d + "ports/" + p);
-    if (dir && std::find(port_dirs.begin(), port_dirs.end(), *dir) != port_dirs.end()) {
-      r.warn_about(d + "ports/" + p, "the directory of another port; left out");
+    if (dir && kept[*dir] != p) {
+      r.warn_about(d + "ports/" + p, "the directory of port " + kept[*dir] + "; left out");
       continue;
-    }
-    if (dir) {
-      port_dirs.push_back(*dir);
     }
     dev.ports.push_back(read_port(r, d + "ports/" + p, static_cast<int>(*number), scope));
   }
@@ -307,15 +320,17 @@ void bind_netdevs(const Reader& r, Host& host,
       if (r.fs().resolve("class/infiniband/" + dev.name + "/device") != netdev_pci) {
         continue;
       }
-      auto dev_port = r.parsed<int>(d + "dev_port", parse_decimal_int, "a number");
+      const char* source = "dev_port";
+      auto dev_port = r.parsed<int>(d + source, parse_decimal_int, "a number");
       if (!dev_port) {
-        dev_port = r.parsed<int>(d + "dev_id", parse_hex_int, "a hex number");
+        source = "dev_id";
+        dev_port = r.parsed<int>(d + source, parse_hex_int, "a hex number");
       }
       // The kernel's dev_port and dev_id count a device's ports from 0; a captured tree's
       // 2147483647 would overflow the port number.
       if (dev_port && (*dev_port < 0 || *dev_port > 254)) {
-        r.warn_about(d + "dev_port", "port index " + std::to_string(*dev_port) +
-                                         " not 0 to 254; not bound to a port");
+        r.warn_about(d + source, "port index " + std::to_string(*dev_port) +
+                                     " not 0 to 254; not bound to a port");
         continue;
       }
       const int port = dev_port ? *dev_port + 1 : 1;

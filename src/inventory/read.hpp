@@ -85,6 +85,10 @@ struct ReadScope {
   bool pkey_tables = true;
 };
 
+// Whether dir (a resolved path) ends in the component name. Of several links to one device
+// or port directory in a captured tree, the one named as the directory is read.
+bool named_as(const std::string& name, const std::string& dir);
+
 Device read_device(const Reader& r, const std::string& name, const ReadScope& scope);
 Netdev read_netdev(const Reader& r, const std::string& name);
 // mode, pkey, parent and umcast of an IPoIB netdev, from sysfs.

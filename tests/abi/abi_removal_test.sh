@@ -30,7 +30,7 @@ grep -q '@@IBSETUP_PRIVATE_' <<<"$escape" ||
 public=$(nm -D --defined-only "$library" | awk '$3 ~ /@@IBSETUP_1\.0$/ { sub(/@@.*/, "", $3); print $3 }')
 [ "$(wc -l <<<"$public")" -ge 100 ] ||
   fail "IBSETUP_1.0 has only $(wc -l <<<"$public") symbols: $public"
-foreign=$(grep -vE '^(_ZN(K?[RO]?)7ibsetup|_ZT[ISVT]N7ibsetup|_ZT[hv][^N]*_N7ibsetup)' <<<"$public" || true)
+foreign=$(grep -vE '^(_ZNK?[RO]?7ibsetup|_ZT[ISVT]N7ibsetup|_ZT[hv][^N]*_NK?[RO]?7ibsetup|_ZZNK?7ibsetup|_ZGVZ?NK?7ibsetup)' <<<"$public" || true)
 [ -z "$foreign" ] ||
   fail "IBSETUP_1.0 exports symbols outside namespace ibsetup: $(c++filt <<<"$foreign" | head -n 5)"
 

@@ -510,13 +510,18 @@ TEST(Inventory, CapturedTreeCannotMultiplyItsReads)
   fs::create_symlink("../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/infiniband/mlx5_0",
                      root / "class/infiniband/again");
   fs::create_symlink("1", port1.parent_path() / "2");
+  // And the other way round on mlx5_1: its real port directory is 2, ports/1 links to it.
+  const fs::path ports1 =
+      root / "devices/pci0000:85/0000:85:00.0/0000:86:00.0/infiniband/mlx5_1/ports";
+  fs::rename(ports1 / "1", ports1 / "2");
+  fs::create_symlink("2", ports1 / "1");
   std::ofstream(port1 / "lid") << std::string(65535, 'A');
   for (int i = 0; i < 300; ++i) {
     std::ofstream(port1 / "pkeys" / std::to_string(i)) << "zz\n";
   }
   // 250 names the kernel never gives a port, a warning each.
   for (int i = 1; i <= 250; ++i) {
-    fs::create_directories(port1.parent_path() / ("0" + std::to_string(1000 + i)));
+    fs::create_directories(ports1 / ("0" + std::to_string(1000 + i)));
   }
   // An Ethernet netdev of mlx5_0's PCI function whose dev_port is past any port (+1 was a
   // signed overflow).
@@ -540,7 +545,10 @@ TEST(Inventory, CapturedTreeCannotMultiplyItsReads)
                        [&text](const std::string& w) { return w.find(text) != std::string::npos; });
   };
   EXPECT_TRUE(has("/class/infiniband/again: the same device as mlx5_0, skipped"));
-  EXPECT_TRUE(has("/class/infiniband/mlx5_0/ports/2: the directory of another port; left out"));
+  EXPECT_TRUE(has("/class/infiniband/mlx5_0/ports/2: the directory of port 1; left out"));
+  EXPECT_TRUE(has("/class/infiniband/mlx5_1/ports/1: the directory of port 2; left out"));
+  ASSERT_EQ(1U, h.devices[1].ports.size());
+  EXPECT_EQ(2, h.devices[1].ports[0].port);
   EXPECT_TRUE(has("/class/infiniband/mlx5_0/ports/1/lid: cannot parse 'AAAA"));
   EXPECT_TRUE(has("... (65535 bytes)' (expected a hex LID)"));
   // One malformed P_Key entry is quoted and the other 299 counted.
@@ -548,8 +556,7 @@ TEST(Inventory, CapturedTreeCannotMultiplyItsReads)
   EXPECT_TRUE(has("/class/infiniband/mlx5_0/ports/1/pkeys: 299 more entries that are not 0xNNNN"));
   // With the 250 port names: the first 200 warnings, then how many more.
   ASSERT_EQ(201U, h.warnings.size());
-  EXPECT_NE(std::string::npos,
-            h.warnings.back().find(" more warnings about this sysfs tree left out"));
+  EXPECT_NE(std::string::npos, h.warnings.back().find(" more warnings left out"));
   for (const auto& w : h.warnings) {
     EXPECT_LT(w.size(), 400U) << w.substr(0, 200);
   }
