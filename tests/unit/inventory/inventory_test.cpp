@@ -523,15 +523,6 @@ TEST(Inventory, CapturedTreeCannotMultiplyItsReads)
   for (int i = 1; i <= 250; ++i) {
     fs::create_directories(ports1 / ("0" + std::to_string(1000 + i)));
   }
-  // An Ethernet netdev of mlx5_0's PCI function whose dev_port is past any port (+1 was a
-  // signed overflow).
-  const fs::path eth = dev0 / "net/eth9";
-  fs::create_directories(eth);
-  std::ofstream(eth / "type") << "1\n";
-  std::ofstream(eth / "dev_port") << "2147483647\n";
-  fs::create_symlink("../../../0000:3b:00.0", eth / "device");
-  fs::create_symlink("../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/net/eth9",
-                     root / "class/net/eth9");
 
   Options o;
   o.sysfs_root = root.string();
