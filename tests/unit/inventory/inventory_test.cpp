@@ -492,6 +492,18 @@ TEST(Inventory, PrivateReaderTablesChangeNothingButTheTables)
   EXPECT_EQ(before, open_descriptors());
 }
 
+// mlx5_0's PCI function in the hdr-2hca tree.
+const char* const k_mlx5_0_pci = "devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0";
+
+// A copy of the hdr-2hca tree in tmp, to be made hostile.
+fs::path copy_of_hdr_2hca(const test::TempDir& tmp)
+{
+  const fs::path root = tmp.path() / "tree";
+  fs::copy(k_fixtures / "hdr-2hca", root,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  return root;
+}
+
 }  // namespace
 
 // A captured tree is anyone's: links that make the reader read one directory again, values of
@@ -501,10 +513,8 @@ TEST(Inventory, PrivateReaderTablesChangeNothingButTheTables)
 TEST(Inventory, CapturedTreeCannotMultiplyItsReads)
 {
   test::TempDir tmp;
-  const fs::path root = tmp.path() / "tree";
-  fs::copy(k_fixtures / "hdr-2hca", root,
-           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-  const fs::path dev0 = root / "devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0";
+  const fs::path root = copy_of_hdr_2hca(tmp);
+  const fs::path dev0 = root / k_mlx5_0_pci;
   const fs::path port1 = dev0 / "infiniband/mlx5_0/ports/1";
   // Listed before mlx5_0, yet mlx5_0 (the directory's own name) is the one read.
   fs::create_symlink("../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/infiniband/mlx5_0",
@@ -558,10 +568,8 @@ TEST(Inventory, CapturedTreeCannotMultiplyItsReads)
 TEST(Inventory, DevPortPastAnyPortIsWarned)
 {
   test::TempDir tmp;
-  const fs::path root = tmp.path() / "tree";
-  fs::copy(k_fixtures / "hdr-2hca", root,
-           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-  const fs::path dev0 = root / "devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0";
+  const fs::path root = copy_of_hdr_2hca(tmp);
+  const fs::path dev0 = root / k_mlx5_0_pci;
   const fs::path eth = dev0 / "net/eth9";
   fs::create_directories(eth);
   std::ofstream(eth / "type") << "1\n";
