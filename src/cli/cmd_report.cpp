@@ -111,13 +111,19 @@ int ReportCommands::run()
   }
   const std::string name = m_input == "-" ? "standard input" : m_input;
   struct stat st {};
+  // A device is looked at before it is opened (opening one can act on it: a watchdog, a tty
+  // that becomes the controlling terminal), and again after, in case the path was swapped. A
+  // FIFO stays allowed: report <(clush ...).
+  const auto refuse_device = [this, &st] {
+    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+      throw EnvironmentError(util::escape_text(m_input) + ": is " + util::file_kind(st.st_mode) +
+                             "; give the file clush or pdsh wrote, or - for standard input");
+    }
+  };
   if (m_input == "-") {
     util::refuse_terminal(0, "report -", "the output of clush or pdsh");
-  } else if (::stat(m_input.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
-    // Looked at before it is opened: opening a device can act on it (a watchdog, a tty
-    // that becomes the controlling terminal). A FIFO stays allowed: report <(clush ...).
-    throw EnvironmentError(util::escape_text(m_input) + ": is " + util::file_kind(st.st_mode) +
-                           "; give the file clush or pdsh wrote, or - for standard input");
+  } else if (::stat(m_input.c_str(), &st) == 0) {
+    refuse_device();
   }
   const int fd = m_input == "-" ? 0 : ::open(m_input.c_str(), O_RDONLY | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) {
@@ -125,12 +131,11 @@ int ReportCommands::run()
     throw EnvironmentError(util::escape_text(m_input) + ": cannot open: " + std::strerror(errno));
   }
   FdInput buf(fd);
-  if (m_input != "-" && ::fstat(fd, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
-    // The path was swapped for a device between the look and the open: not read either.
-    throw EnvironmentError(util::escape_text(m_input) + ": is " + util::file_kind(st.st_mode) +
-                           "; give the file clush or pdsh wrote, or - for standard input");
+  const bool stat_ok = ::fstat(fd, &st) == 0;
+  if (stat_ok && m_input != "-") {
+    refuse_device();
   }
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+  if (stat_ok && S_ISDIR(st.st_mode)) {
     // read() would fail with EISDIR, which read as invalid input "after line 0" (exit 3).
     throw EnvironmentError(util::escape_text(m_input) +
                            ": is a directory; give the file clush or pdsh wrote, or - for "

@@ -48,10 +48,7 @@ std::vector<std::string> device_names(const SysfsReader& fs, std::vector<std::st
       continue;
     }
     entries.emplace_back(name, *dir);
-    std::string& chosen = kept[*dir];
-    if (chosen.empty() || (named_as(name, *dir) && !named_as(chosen, *dir))) {
-      chosen = name;
-    }
+    prefer_own_name(kept[*dir], name, *dir);
   }
   std::vector<std::string> names;
   for (const auto& [name, dir] : entries) {

@@ -195,10 +195,15 @@ Port read_port(const Reader& r, const std::string& base, int number, const ReadS
 
 }  // namespace
 
-bool named_as(const std::string& name, const std::string& dir)
+void prefer_own_name(std::string& chosen, const std::string& name, const std::string& dir)
 {
-  return dir.size() > name.size() && dir[dir.size() - name.size() - 1] == '/' &&
-         dir.compare(dir.size() - name.size(), name.size(), name) == 0;
+  const auto own = [&dir](const std::string& n) {
+    return dir.size() > n.size() && dir[dir.size() - n.size() - 1] == '/' &&
+           dir.compare(dir.size() - n.size(), n.size(), n) == 0;
+  };
+  if (chosen.empty() || (own(name) && !own(chosen))) {
+    chosen = name;
+  }
 }
 
 Device read_device(const Reader& r, const std::string& name, const ReadScope& scope)
@@ -226,10 +231,7 @@ Device read_device(const Reader& r, const std::string& name, const ReadScope& sc
   std::map<std::string, std::string> kept;  // resolved directory -> entry
   for (const auto& p : entries) {
     if (const auto dir = r.fs().resolve(d + "ports/" + p)) {
-      std::string& chosen = kept[*dir];
-      if (chosen.empty() || (named_as(p, *dir) && !named_as(chosen, *dir))) {
-        chosen = p;
-      }
+      prefer_own_name(kept[*dir], p, *dir);
     }
   }
   for (const auto& p : entries) {

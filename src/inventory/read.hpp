@@ -85,9 +85,9 @@ struct ReadScope {
   bool pkey_tables = true;
 };
 
-// Whether dir (a resolved path) ends in the component name. Of several links to one device
-// or port directory in a captured tree, the one named as the directory is read.
-bool named_as(const std::string& name, const std::string& dir);
+// Of several names for one device or port directory in a captured tree (links to it), the one
+// read: the first seen, unless a later one is the directory's own name. chosen starts empty.
+void prefer_own_name(std::string& chosen, const std::string& name, const std::string& dir);
 
 Device read_device(const Reader& r, const std::string& name, const ReadScope& scope);
 Netdev read_netdev(const Reader& r, const std::string& name);
