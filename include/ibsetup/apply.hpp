@@ -162,7 +162,9 @@ NodePlan plan_node(const profile::ResolvedNode& node, const std::string& sysfs_r
 
 // The `firmware` command: reads the node's link types (sysfs_root may be a captured tree, then
 // options.mstconfig is required by the caller) and, with set, takes the apply lock and sets
-// those that differ (firmware::set_step). Unlike query_step, a failing query throws.
+// those that differ (firmware::set_step). Unlike query_step, a failing query throws. A SIGINT,
+// SIGTERM or SIGHUP that the command line holds back until it has printed (see --wait) ends
+// the wait for the lock: Error(apply_failed), "...; nothing was changed".
 firmware::StepOutcome firmware_node(const profile::ResolvedNode& node,
                                     const std::string& sysfs_root,
                                     const firmware::StepOptions& options, bool set,

@@ -154,6 +154,20 @@ void apply_netlink(const profile::ResolvedNode& node, const NodeOptions& options
   }
 }
 
+// The lock, waited for while stop lets it: stopped, the wait is an error that says nothing
+// was changed.
+ApplyLock take_lock(const std::string& path, int wait_seconds, const std::function<bool()>& stop)
+{
+  try {
+    return ApplyLock(path, wait_seconds, stop);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::apply_failed) {
+      throw;
+    }
+    throw Error(ErrorKind::apply_failed, std::string(e.what()) + "; nothing was changed");
+  }
+}
+
 }  // namespace
 
 BackendPick pick_backend(BackendRequest request, const profile::ResolvedNode& node)
@@ -214,26 +228,14 @@ firmware::StepOutcome firmware_node(const profile::ResolvedNode& node,
     out.state = firmware::query_state(node, host, tool.get());
     return out;
   }
-  const ApplyLock lock(lock_file, wait_seconds);
+  // A SIGINT, SIGTERM or SIGHUP held by a TerminationGuard (the CLI's, around the whole
+  // command) ends the wait with an error the caller can print before the signal ends it.
+  const ApplyLock lock =
+      take_lock(lock_file, wait_seconds, [] { return TerminationGuard::pending() != 0; });
   return firmware::set_step(firmware::query_state(node, host, tool.get()), *tool, options);
 }
 
 namespace {
-
-// The lock, waited for while steps.interrupted lets it: a stop during the wait (a signal the
-// caller turns into interrupted, from on_backend on) is an apply that changed nothing, exit 7,
-// rather than a process ended without a word.
-ApplyLock take_lock(const NodeOptions& options)
-{
-  try {
-    return ApplyLock(options.lock_file, options.wait_seconds, options.steps.interrupted);
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::apply_failed) {
-      throw;
-    }
-    throw Error(ErrorKind::apply_failed, std::string(e.what()) + "; nothing was changed");
-  }
-}
 
 NodeOutcome run_node(const profile::ResolvedNode& node, const std::string& cluster,
                      const NodeOptions& options)
@@ -262,7 +264,11 @@ NodeOutcome run_node(const profile::ResolvedNode& node, const std::string& clust
   if (!nm) {
     require_net_admin();
   }
-  const ApplyLock lock = take_lock(options);
+  // Waited for while steps.interrupted lets it: a stop during the wait (a signal the caller
+  // turns into interrupted, from on_backend on) is an apply that changed nothing, exit 7,
+  // rather than a process ended without a word.
+  const ApplyLock lock =
+      take_lock(options.lock_file, options.wait_seconds, options.steps.interrupted);
   const std::shared_ptr<void> guard = options.while_locked ? options.while_locked() : nullptr;
   if (!run_firmware(node, options, out)) {
     return out;

@@ -1,6 +1,8 @@
 // What ends this process while it waits for a child: see TerminationGuard.
 #pragma once
 
+#include <ibsetup/export.hpp>
+
 #include <array>
 #include <csignal>
 #include <functional>
@@ -22,7 +24,9 @@ inline constexpr std::array<int, 3> k_stop_signals{SIGINT, SIGTERM, SIGHUP};
 // without an orphan. Signals with a handler (apply's InterruptGuard) or ignored (nohup) are
 // left alone. Guards may nest and overlap across threads: the first installs, the last
 // restores.
-class TerminationGuard {
+// Exported for the CLI (IBSETUP_PRIVATE): `firmware --apply` holds one around its whole run so
+// that what a signal stopped is printed before the signal ends the process.
+class IBSETUP_EXPORT TerminationGuard {
 public:
   TerminationGuard();
   ~TerminationGuard();  // release(), if not done

@@ -237,6 +237,14 @@ for case in TERM:query HUP:query TERM:set; do
   wait "$ib"
   code=$?
   expect_code "SIG$sig while mstconfig hangs in $case: ibsetup ends by it" "$code" $((128 + $(kill -l "$sig")))
+  # Said before the end: a query cut short, or the set's report.
+  if [ "${case#*:}" = query ]; then
+    expect_grep "SIG$sig while mstconfig hangs in $case: said" \
+      '^ibsetup: error: .*mstconfig was stopped: this process received signal' "$(cat "$work/signal.out")"
+  else
+    expect_grep "SIG$sig while mstconfig hangs in $case: the report" \
+      'set LINK_TYPE_P1=1 did not finish within 5 s' "$(cat "$work/signal.out")"
+  fi
   if [ -z "$hung" ]; then
     bad "SIG$sig while mstconfig hangs in $case: the fake never hung" "$(log)"
   elif kill -0 "$hung" 2>/dev/null; then
@@ -277,7 +285,44 @@ expect_grep "SIGTERM in a slow set: the marker names the change" 'mlx5_0 0000:3b
   "$(cat "$marker_file" 2>&1)"
 expect_no_grep "SIGTERM in a slow set: the marker does not name the card left" '0000:86:00.0' \
   "$(cat "$marker_file" 2>&1)"
+# The report is printed before the signal ends ibsetup (it used to die without one).
+expect_grep "SIGTERM in a slow set: the report" \
+  'mlx5_1 \(0000:86:00.0\): not set: interrupted \(SIGTERM\)' "$(cat "$work/signal.out")"
 rm -f "$marker_file"
+
+# SIGTERM while `firmware --apply --wait` waits for the lock another run holds: nothing is
+# queried or set, an error says so, and the signal then ends ibsetup (it used to end it
+# without a word).
+fake
+state 0000:3b:00.0 ETH
+: >"$work/lock"
+(
+  exec 9>"$work/lock"
+  flock 9
+  echo "$BASHPID" >&9
+  exec sleep 30
+) &
+holder=$!
+for _ in $(seq 250); do flock -n "$work/lock" true || break; sleep 0.02; done
+"$bin" firmware "$work/two.yaml" "${two[@]}" --apply --wait 30 --mstconfig "$work/mstconfig" \
+  --lock-file "$work/lock" --reboot-marker "$marker_file" >"$work/signal.out" 2>&1 &
+ib=$!
+for _ in $(seq 500); do
+  ls -l "/proc/$ib/fd" 2>/dev/null | grep -q "$work/lock" && break
+  sleep 0.02
+done
+kill -s TERM "$ib"
+wait "$ib"
+code=$?
+kill "$holder"
+wait "$holder" 2>/dev/null
+out=$(cat "$work/signal.out")
+expect_code "SIGTERM waiting for the lock: ibsetup ends by it" "$code" 143
+expect_grep "SIGTERM waiting for the lock: said" \
+  "^ibsetup: error: stopped while waiting for $work/lock \\(held by pid $holder\\); nothing was changed$" "$out"
+expect_no_grep "SIGTERM waiting for the lock: mstconfig not run" '.' "$(log)"
+expect_grep "SIGTERM waiting for the lock: the card left" 'LINK_TYPE_P1=ETH' \
+  "$(cat "$work/state/0000:3b:00.0")"
 
 # The confirming query fails after mstconfig accepted a set: the card most likely changed, so
 # the marker counts it (it used to list nothing, and removed an earlier marker).
