@@ -10,7 +10,8 @@ class App;
 
 namespace ibsetup {
 struct Diagnostic;
-}
+class Diagnostics;
+}  // namespace ibsetup
 
 namespace ibsetup::profile {
 struct Profile;
@@ -41,6 +42,8 @@ void print_warnings(const std::vector<std::string>& warnings, bool quiet);
 // A profile's warnings, each as its Diagnostic formats it (file:line:column: ...); nothing
 // with -q.
 void print_warnings(const std::vector<Diagnostic>& warnings, bool quiet);
+// An invalid profile's diagnostics, in the file's order, errors only with -q.
+void print_diagnostics(const Diagnostics& diagnostics, bool quiet);
 
 // Ends the process with code at once, after flushing standard output and error. Only for a
 // thread that cannot return through run() because the main thread is stuck (check's

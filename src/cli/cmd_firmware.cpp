@@ -3,7 +3,6 @@
 #include "cli/app.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
-#include "common/termination_guard.hpp"
 #include "common/strings.hpp"
 
 #include <ibsetup/apply.hpp>
@@ -13,7 +12,6 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
-#include <optional>
 
 namespace ibsetup::cli {
 
@@ -191,35 +189,19 @@ int FirmwareCommands::run()
   auto profile = profile::load_profile(m_file);
   print_warnings(profile.warnings, m_quiet);
   const auto node = resolve_node_arg(profile, m_node);
-  // With --apply, SIGINT, SIGTERM and SIGHUP (when their action is the default) are held until
-  // what they stopped is printed: the wait for the lock, a hung query, the cards after the one
-  // being set. Then the signal ends ibsetup as it would have (exit 128+N), not without a word.
-  std::optional<TerminationGuard> hold;
   if (m_apply) {
-    hold.emplace();
+    // What a signal stops (the wait for the lock, a hung query, the cards after the one being
+    // set) is printed before the signal ends ibsetup, as it would have (exit 128+N).
+    hold_stop_signals();
   }
-  int code = 0;
-  try {
-    const auto outcome =
-        apply::firmware_node(node, m_sysfs_root, options, m_apply, m_lock_file, m_wait);
-    if (outcome.status == firmware::StepStatus::set) {
-      code = print_set(outcome, m_quiet, m_json, false);
-    } else {
-      std::cout << (m_json ? firmware::to_json(outcome.state, nullptr)
-                           : firmware_text(outcome.state, nullptr, m_quiet));
-    }
-  } catch (const Error& e) {
-    if (!hold || TerminationGuard::pending() == 0) {
-      throw;
-    }
-    print_error(e.what());
-    code = exit_code(e.kind());
+  const auto outcome =
+      apply::firmware_node(node, m_sysfs_root, options, m_apply, m_lock_file, m_wait);
+  if (outcome.status == firmware::StepStatus::set) {
+    return print_set(outcome, m_quiet, m_json, false);
   }
-  if (hold) {
-    std::cout.flush();  // an end by the signal flushes nothing
-    hold->release();
-  }
-  return code;
+  std::cout << (m_json ? firmware::to_json(outcome.state, nullptr)
+                       : firmware_text(outcome.state, nullptr, m_quiet));
+  return 0;
 }
 
 }  // namespace ibsetup::cli

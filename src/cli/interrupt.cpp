@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstring>
 #include <iostream>
+#include <optional>
 
 namespace ibsetup::cli {
 
@@ -86,6 +87,22 @@ InterruptGuard::~InterruptGuard()
   for (size_t i = 0; i < k_stop_signals.size(); ++i) {
     sigaction(k_stop_signals[i], &g_old[i], nullptr);
   }
+}
+
+// Past run()'s end only when a command exits at once (exit_now): the signal still ends it.
+std::optional<TerminationGuard> g_held;
+
+void hold_stop_signals()
+{
+  if (!g_held) {
+    g_held.emplace();
+  }
+}
+
+void release_stop_signals()
+{
+  std::cout.flush();  // an end by the signal flushes nothing
+  g_held.reset();
 }
 
 void changes_begin()

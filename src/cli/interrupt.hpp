@@ -25,6 +25,15 @@ bool interrupted();
 // Called when apply is about to change interfaces (after the lock and the firmware step).
 void changes_begin();
 
+// From this call on, SIGINT, SIGTERM and SIGHUP whose action is the default (not ignored as
+// under nohup) are held, as the library's TerminationGuard holds them: its waits (the apply
+// lock, a program it runs) end early with an error, and a firmware set finishes and is
+// recorded. release_stop_signals(), once everything is printed, then ends the process by the
+// signal, as it would have (exit 128+N). For `firmware --apply`, whose report or error would
+// otherwise be lost.
+void hold_stop_signals();
+void release_stop_signals();
+
 // Writes one line of apply's progress to standard output and flushes it; a write that fails
 // (EPIPE, or ENOSPC and EFBIG, which are not a closed output) is recorded, and interrupted()
 // and emit_report() then say why.

@@ -289,6 +289,25 @@ expect_no_grep "SIGTERM in a slow set: the marker does not name the card left" '
 expect_grep "SIGTERM in a slow set: the report" \
   'mlx5_1 \(0000:86:00.0\): not set: interrupted \(SIGTERM\)' "$(cat "$work/signal.out")"
 rm -f "$marker_file"
+# The same with a standard output that cannot be written: the lost report is said on standard
+# error before the signal ends ibsetup.
+fake FAKE_MSTCONFIG_SLOW_SET=2
+state 0000:3b:00.0 IB
+state 0000:86:00.0 IB
+"$bin" firmware "$work/two-eth.yaml" "${two[@]}" --apply --json --mstconfig "$work/mstconfig" \
+  --lock-file "$work/lock" --reboot-marker "$marker_file" >/dev/full 2>"$work/signal.out" &
+ib=$!
+for _ in $(seq 200); do
+  grep -q '^set pid: ' "$work/log" 2>/dev/null && break
+  sleep 0.05
+done
+kill -s TERM "$ib"
+wait "$ib"
+code=$?
+expect_code "SIGTERM in a slow set, output lost: ibsetup ends by it" "$code" 143
+expect_grep "SIGTERM in a slow set, output lost: said" \
+  '^ibsetup: error: cannot write to standard output: No space left on device' "$(cat "$work/signal.out")"
+rm -f "$marker_file"
 
 # SIGTERM while `firmware --apply --wait` waits for the lock another run holds: nothing is
 # queried or set, an error says so, and the signal then ends ibsetup (it used to end it
