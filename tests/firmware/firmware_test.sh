@@ -259,20 +259,31 @@ done
 # confirms it, the marker names it, the second card is left as it is, and only then does the
 # signal end ibsetup. It used to die right after the set: a changed card and no marker.
 sed 's/link_type: ib/link_type: eth/' "$work/two.yaml" >"$work/two-eth.yaml"
-fake FAKE_MSTCONFIG_SLOW_SET=2
-state 0000:3b:00.0 IB
-state 0000:86:00.0 IB
-rm -f "$marker_file"
-"$bin" firmware "$work/two-eth.yaml" "${two[@]}" --apply --mstconfig "$work/mstconfig" \
-  --lock-file "$work/lock" --reboot-marker "$marker_file" >"$work/signal.out" 2>&1 &
-ib=$!
-for _ in $(seq 200); do
-  grep -q '^set pid: ' "$work/log" 2>/dev/null && break
-  sleep 0.05
-done
-kill -s TERM "$ib"
-wait "$ib"
-code=$?
+# slow_set_sigterm STDOUT [ARG...]: both cards IB, a set that takes 2 s, SIGTERM once the first
+# set has begun; ibsetup's stderr goes to $work/signal.out (and its stdout too with
+# STDOUT "-"), its exit status to $code.
+slow_set_sigterm() {
+  local stdout=$1
+  shift
+  fake FAKE_MSTCONFIG_SLOW_SET=2
+  state 0000:3b:00.0 IB
+  state 0000:86:00.0 IB
+  rm -f "$marker_file"
+  [ "$stdout" = - ] && stdout=$work/signal.out.1
+  "$bin" firmware "$work/two-eth.yaml" "${two[@]}" --apply "$@" --mstconfig "$work/mstconfig" \
+    --lock-file "$work/lock" --reboot-marker "$marker_file" >"$stdout" 2>"$work/signal.out" &
+  local ib=$!
+  for _ in $(seq 200); do
+    grep -q '^set pid: ' "$work/log" 2>/dev/null && break
+    sleep 0.05
+  done
+  kill -s TERM "$ib"
+  wait "$ib"
+  code=$?
+  [ -f "$work/signal.out.1" ] && cat "$work/signal.out.1" >>"$work/signal.out"
+  rm -f "$work/signal.out.1"
+}
+slow_set_sigterm -
 expect_code "SIGTERM in a slow set: ibsetup ends by it" "$code" 143
 expect_grep "SIGTERM in a slow set: the set finished" '^set done$' "$(log)"
 expect_grep "SIGTERM in a slow set: confirmed by a second query" \
@@ -288,22 +299,9 @@ expect_no_grep "SIGTERM in a slow set: the marker does not name the card left" '
 # The report is printed before the signal ends ibsetup (it used to die without one).
 expect_grep "SIGTERM in a slow set: the report" \
   'mlx5_1 \(0000:86:00.0\): not set: interrupted \(SIGTERM\)' "$(cat "$work/signal.out")"
-rm -f "$marker_file"
 # The same with a standard output that cannot be written: the lost report is said on standard
 # error before the signal ends ibsetup.
-fake FAKE_MSTCONFIG_SLOW_SET=2
-state 0000:3b:00.0 IB
-state 0000:86:00.0 IB
-"$bin" firmware "$work/two-eth.yaml" "${two[@]}" --apply --json --mstconfig "$work/mstconfig" \
-  --lock-file "$work/lock" --reboot-marker "$marker_file" >/dev/full 2>"$work/signal.out" &
-ib=$!
-for _ in $(seq 200); do
-  grep -q '^set pid: ' "$work/log" 2>/dev/null && break
-  sleep 0.05
-done
-kill -s TERM "$ib"
-wait "$ib"
-code=$?
+slow_set_sigterm /dev/full --json
 expect_code "SIGTERM in a slow set, output lost: ibsetup ends by it" "$code" 143
 expect_grep "SIGTERM in a slow set, output lost: said" \
   '^ibsetup: error: cannot write to standard output: No space left on device' "$(cat "$work/signal.out")"
@@ -326,8 +324,15 @@ for _ in $(seq 250); do flock -n "$work/lock" true || break; sleep 0.02; done
 "$bin" firmware "$work/two.yaml" "${two[@]}" --apply --wait 30 --mstconfig "$work/mstconfig" \
   --lock-file "$work/lock" --reboot-marker "$marker_file" >"$work/signal.out" 2>&1 &
 ib=$!
+holds_open() { # PID FILE: whether PID has FILE open
+  local fd
+  for fd in "/proc/$1/fd/"*; do
+    [ "$(readlink "$fd" 2>/dev/null)" = "$2" ] && return 0
+  done
+  return 1
+}
 for _ in $(seq 500); do
-  ls -l "/proc/$ib/fd" 2>/dev/null | grep -q "$work/lock" && break
+  holds_open "$ib" "$work/lock" && break
   sleep 0.02
 done
 kill -s TERM "$ib"
