@@ -366,8 +366,12 @@ int run(int argc, char** argv)
   hold_standard_descriptors();
   const SafeOutput safe_output;
   const int code = finish_output(run_command(argc, argv), safe_output);
-  // After every message, the failed write to standard output's included.
-  release_stop_signals();
+  // After every message, the failed write to standard output's included. Still here after
+  // the signal was raised (ibsetup as a container's first process, whose own signal is not
+  // fatal): the exit status a shell gives a process ended by it.
+  if (const int signal = release_stop_signals(); signal != 0) {
+    return 128 + signal;
+  }
   return code;
 }
 

@@ -89,8 +89,11 @@ InterruptGuard::~InterruptGuard()
   }
 }
 
-// Past run()'s end only when a command exits at once (exit_now): the signal still ends it.
+namespace {
+// Released by run() at its end. exit_now's _exit skips it (a held signal would be lost there),
+// but its one caller, check's watchdog, never holds.
 std::optional<TerminationGuard> g_held;
+}  // namespace
 
 void hold_stop_signals()
 {
@@ -99,10 +102,15 @@ void hold_stop_signals()
   }
 }
 
-void release_stop_signals()
+int release_stop_signals()
 {
   std::cout.flush();  // an end by the signal flushes nothing
+  if (!g_held) {
+    return 0;
+  }
+  const int signal = g_held->release();
   g_held.reset();
+  return signal;
 }
 
 void changes_begin()

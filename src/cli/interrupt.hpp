@@ -30,9 +30,10 @@ void changes_begin();
 // lock, a program it runs) end early with an error, and a firmware set finishes and is
 // recorded. release_stop_signals(), once everything is printed, then ends the process by the
 // signal, as it would have (exit 128+N). For `firmware --apply`, whose report or error would
-// otherwise be lost.
+// otherwise be lost. Returns the signal when the process is still alive after raising it (PID 1
+// of a PID namespace does not die of a signal it sends itself), else 0.
 void hold_stop_signals();
-void release_stop_signals();
+int release_stop_signals();
 
 // Writes one line of apply's progress to standard output and flushes it; a write that fails
 // (EPIPE, or ENOSPC and EFBIG, which are not a closed output) is recorded, and interrupted()

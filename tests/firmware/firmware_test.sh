@@ -260,8 +260,8 @@ done
 # signal end ibsetup. It used to die right after the set: a changed card and no marker.
 sed 's/link_type: ib/link_type: eth/' "$work/two.yaml" >"$work/two-eth.yaml"
 # slow_set_sigterm STDOUT [ARG...]: both cards IB, a set that takes 2 s, SIGTERM once the first
-# set has begun; ibsetup's stderr goes to $work/signal.out (and its stdout too with
-# STDOUT "-"), its exit status to $code.
+# set has begun; ibsetup's stdout goes to STDOUT, its stderr to $work/signal.out, its exit
+# status to $code.
 slow_set_sigterm() {
   local stdout=$1
   shift
@@ -269,7 +269,6 @@ slow_set_sigterm() {
   state 0000:3b:00.0 IB
   state 0000:86:00.0 IB
   rm -f "$marker_file"
-  [ "$stdout" = - ] && stdout=$work/signal.out.1
   "$bin" firmware "$work/two-eth.yaml" "${two[@]}" --apply "$@" --mstconfig "$work/mstconfig" \
     --lock-file "$work/lock" --reboot-marker "$marker_file" >"$stdout" 2>"$work/signal.out" &
   local ib=$!
@@ -280,10 +279,8 @@ slow_set_sigterm() {
   kill -s TERM "$ib"
   wait "$ib"
   code=$?
-  [ -f "$work/signal.out.1" ] && cat "$work/signal.out.1" >>"$work/signal.out"
-  rm -f "$work/signal.out.1"
 }
-slow_set_sigterm -
+slow_set_sigterm "$work/signal.stdout"
 expect_code "SIGTERM in a slow set: ibsetup ends by it" "$code" 143
 expect_grep "SIGTERM in a slow set: the set finished" '^set done$' "$(log)"
 expect_grep "SIGTERM in a slow set: confirmed by a second query" \
@@ -296,9 +293,15 @@ expect_grep "SIGTERM in a slow set: the marker names the change" 'mlx5_0 0000:3b
   "$(cat "$marker_file" 2>&1)"
 expect_no_grep "SIGTERM in a slow set: the marker does not name the card left" '0000:86:00.0' \
   "$(cat "$marker_file" 2>&1)"
-# The report is printed before the signal ends ibsetup (it used to die without one).
+# The report reaches standard output before the signal ends ibsetup (it used to die without
+# one), and the error names the card left.
 expect_grep "SIGTERM in a slow set: the report" \
-  'mlx5_1 \(0000:86:00.0\): not set: interrupted \(SIGTERM\)' "$(cat "$work/signal.out")"
+  '^  failed: mlx5_1 \(0000:86:00.0\): not set: interrupted \(SIGTERM\)$' "$(cat "$work/signal.stdout")"
+expect_grep "SIGTERM in a slow set: the report's change" \
+  '^  set mlx5_0 port 1 \(0000:3b:00.0\) LINK_TYPE_P1 IB -> ETH \(confirmed' "$(cat "$work/signal.stdout")"
+expect_grep "SIGTERM in a slow set: the error" \
+  '^ibsetup: error: firmware: mlx5_1 \(0000:86:00.0\): not set: interrupted \(SIGTERM\); the changes listed above were made' \
+  "$(cat "$work/signal.out")"
 # The same with a standard output that cannot be written: the lost report is said on standard
 # error before the signal ends ibsetup.
 slow_set_sigterm /dev/full --json
@@ -310,20 +313,6 @@ rm -f "$marker_file"
 # SIGTERM while `firmware --apply --wait` waits for the lock another run holds: nothing is
 # queried or set, an error says so, and the signal then ends ibsetup (it used to end it
 # without a word).
-fake
-state 0000:3b:00.0 ETH
-: >"$work/lock"
-(
-  exec 9>"$work/lock"
-  flock 9
-  echo "$BASHPID" >&9
-  exec sleep 30
-) &
-holder=$!
-for _ in $(seq 250); do flock -n "$work/lock" true || break; sleep 0.02; done
-"$bin" firmware "$work/two.yaml" "${two[@]}" --apply --wait 30 --mstconfig "$work/mstconfig" \
-  --lock-file "$work/lock" --reboot-marker "$marker_file" >"$work/signal.out" 2>&1 &
-ib=$!
 holds_open() { # PID FILE: whether PID has FILE open
   local fd
   for fd in "/proc/$1/fd/"*; do
@@ -331,22 +320,51 @@ holds_open() { # PID FILE: whether PID has FILE open
   done
   return 1
 }
-for _ in $(seq 500); do
-  holds_open "$ib" "$work/lock" && break
-  sleep 0.02
-done
-kill -s TERM "$ib"
-wait "$ib"
-code=$?
-kill "$holder"
-wait "$holder" 2>/dev/null
-out=$(cat "$work/signal.out")
-expect_code "SIGTERM waiting for the lock: ibsetup ends by it" "$code" 143
-expect_grep "SIGTERM waiting for the lock: said" \
-  "^ibsetup: error: stopped while waiting for $work/lock \\(held by pid $holder\\); nothing was changed$" "$out"
-expect_no_grep "SIGTERM waiting for the lock: mstconfig not run" '.' "$(log)"
-expect_grep "SIGTERM waiting for the lock: the card left" 'LINK_TYPE_P1=ETH' \
-  "$(cat "$work/state/0000:3b:00.0")"
+# lock_wait_sigterm NAME [PREFIX...]: the case above, ibsetup run under PREFIX (the signal goes
+# to ibsetup itself, the last process of the chain PREFIX starts).
+lock_wait_sigterm() {
+  local name=$1
+  shift
+  fake
+  state 0000:3b:00.0 ETH
+  : >"$work/lock"
+  (
+    exec 9>"$work/lock"
+    flock 9
+    echo "$BASHPID" >&9
+    exec sleep 30
+  ) &
+  local holder=$!
+  for _ in $(seq 250); do flock -n "$work/lock" true || break; sleep 0.02; done
+  "$@" "$bin" firmware "$work/two.yaml" "${two[@]}" --apply --wait 30 \
+    --mstconfig "$work/mstconfig" --lock-file "$work/lock" --reboot-marker "$marker_file" \
+    >"$work/signal.out" 2>&1 &
+  local runner=$! ib=$!
+  for _ in $(seq 500); do
+    while [ -n "$(pgrep -P "$ib")" ]; do ib=$(pgrep -P "$ib" | head -1); done
+    holds_open "$ib" "$work/lock" && break
+    sleep 0.02
+  done
+  kill -s TERM "$ib"
+  wait "$runner"
+  code=$?
+  kill "$holder"
+  wait "$holder" 2>/dev/null
+  out=$(cat "$work/signal.out")
+  expect_code "$name: ibsetup ends by it" "$code" 143
+  expect_grep "$name: said" \
+    "^ibsetup: error: stopped while waiting for $work/lock \\(held by pid $holder\\); nothing was changed$" "$out"
+  expect_no_grep "$name: mstconfig not run" '.' "$(log)"
+  expect_grep "$name: the card left" 'LINK_TYPE_P1=ETH' "$(cat "$work/state/0000:3b:00.0")"
+}
+lock_wait_sigterm "SIGTERM waiting for the lock"
+# The first process of a PID namespace (a container's init) does not die of a signal it raises
+# itself: ibsetup then exits 143 all the same, as a process ended by it (it used to exit 7).
+if unshare --pid --fork true 2>/dev/null; then
+  lock_wait_sigterm "SIGTERM waiting for the lock, ibsetup as PID 1" unshare --pid --fork
+else
+  echo "skip: unshare --pid does not work here"
+fi
 
 # The confirming query fails after mstconfig accepted a set: the card most likely changed, so
 # the marker counts it (it used to list nothing, and removed an earlier marker).
