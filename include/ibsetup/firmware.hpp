@@ -167,6 +167,8 @@ Report apply_state(const State& state, Tool& tool);
 // one when none does. Throws EnvironmentError when it cannot (an empty path too). It sees only
 // state, so it counts PortLinkType::reboot_pending(); the firmware step (set_step) also lists the
 // ports its run set whose running type cannot be read, as Report::reboot_required() counts them.
+// A SIGINT, SIGTERM or SIGHUP that arrives while it writes takes effect once the file is in
+// place.
 void update_reboot_marker(const std::string& path, const State& state);
 
 // The documented `firmware --json` object, and the same for people.

@@ -66,8 +66,8 @@ const char* const k_footer = R"(Exit codes:
      every change it made was rolled back, firmware link types excepted (the report
      says what and why; with NetworkManager hung or gone, or an undo the kernel
      refused, what was not undone);
-     render, apply --offline, partitions --output: interrupted before any file was
-     replaced
+     partitions --output: interrupted before any file was replaced (render and
+     apply --offline say so too, then end by the signal: 128+N)
   8  another ibsetup run (apply or firmware --apply) holds the lock; render,
      apply --offline, partitions --output: another process has held the lock on the
      root (the output's directory) for 10 s

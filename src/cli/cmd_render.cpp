@@ -1,6 +1,7 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/interrupt.hpp"
 #include "common/strings.hpp"
 #include "common/json.hpp"
 
@@ -147,6 +148,12 @@ int RenderCommands::render_offline(const std::string& file, const std::string& n
   }
   const auto p = profile::load_profile(file);
   print_warnings(p.warnings, quiet || m_quiet);
+  if (!dry_run) {
+    // A signal before the renames undoes the staging and says so; one during them lets the
+    // node complete. Either way the error or the files written are printed before the signal
+    // ends ibsetup, as it would have (exit 128+N).
+    hold_stop_signals();
+  }
   o.format = *format;
   o.root = m_root;
   o.templates = m_templates;

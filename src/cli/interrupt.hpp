@@ -27,10 +27,12 @@ void changes_begin();
 
 // From this call on, SIGINT, SIGTERM and SIGHUP whose action is the default (not ignored as
 // under nohup) are held, as the library's TerminationGuard holds them: its waits (the apply
-// lock, a program it runs) end early with an error, and a firmware set finishes and is
-// recorded. release_stop_signals(), once everything is printed, then ends the process by the
-// signal, as it would have (exit 128+N). For `firmware --apply`, whose report or error would
-// otherwise be lost. Returns the signal when the process is still alive after raising it (PID 1
+// lock, a program it runs; render's lock on its root and its inventories on standard input)
+// end early with an error, a firmware set finishes and is recorded, and render's staged files
+// are taken back (or, once renaming, all renamed). release_stop_signals(), once everything is
+// printed, then ends the process by the signal, as it would have (exit 128+N). For `firmware
+// --apply`, `render` and `apply --offline`, whose report or error would otherwise be lost.
+// Returns the signal when the process is still alive after raising it (PID 1
 // of a PID namespace does not die of a signal it sends itself), else 0.
 void hold_stop_signals();
 int release_stop_signals();

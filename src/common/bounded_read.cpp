@@ -1,5 +1,7 @@
 #include "common/bounded_read.hpp"
 
+#include "common/termination_guard.hpp"
+
 #include <ibsetup/error.hpp>
 
 #include <poll.h>
@@ -46,13 +48,18 @@ ssize_t read_waiting(int fd, void* buf, size_t n)
       return got;
     }
     if (errno == EINTR) {
+      if (TerminationGuard::pending() != 0) {
+        return -1;  // a held stop signal: a pipe whose writer hangs must not outlast it
+      }
       continue;
     }
     if (errno != EAGAIN && errno != EWOULDBLOCK) {
       return got;
     }
     pollfd p{fd, POLLIN, 0};
-    (void)poll(&p, 1, -1);
+    if (poll(&p, 1, -1) < 0 && errno == EINTR && TerminationGuard::pending() != 0) {
+      return -1;
+    }
   }
 }
 

@@ -56,13 +56,6 @@ int TerminationGuard::pending()
   return g_pending;
 }
 
-bool TerminationGuard::holds(int signal)
-{
-  struct sigaction now {};
-  return sigaction(signal, nullptr, &now) == 0 && (now.sa_flags & SA_SIGINFO) == 0 &&
-         now.sa_handler == note_signal;
-}
-
 int TerminationGuard::release()
 {
   if (m_released) {

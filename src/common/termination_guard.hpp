@@ -24,8 +24,8 @@ inline constexpr std::array<int, 3> k_stop_signals{SIGINT, SIGTERM, SIGHUP};
 // without an orphan. Signals with a handler (apply's InterruptGuard) or ignored (nohup) are
 // left alone. Guards may nest and overlap across threads: the first installs, the last
 // restores.
-// Exported for the CLI (IBSETUP_PRIVATE): `firmware --apply` holds one around its whole run so
-// that what a signal stopped is printed before the signal ends the process.
+// Exported for the CLI (IBSETUP_PRIVATE): `firmware --apply` and `render` hold one around their
+// whole run so that what a signal stopped is printed before the signal ends the process.
 class IBSETUP_EXPORT TerminationGuard {
 public:
   TerminationGuard();
@@ -35,9 +35,6 @@ public:
 
   // The signal that arrived since any guard was installed, or 0.
   static int pending();
-  // Whether a guard catches signal now (its action was the default): whoever holds the guard
-  // will end the process by it once its work is done, so the work is not to stop for it.
-  static bool holds(int signal);
   // Returns the signal that arrived, or 0. The last guard also restores the actions and raises
   // that signal (normally the process ends there).
   int release();

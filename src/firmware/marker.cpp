@@ -6,6 +6,7 @@
 #include "common/strings.hpp"
 #include "common/unique_fd.hpp"
 #include "firmware/reboot.hpp"
+#include "render/write_all.hpp"
 
 #include <fcntl.h>
 
@@ -110,7 +111,9 @@ void detail::write_reboot_marker(const std::string& path, const State& state,
   file.content = std::string(render::k_marker) + "\n" +
                  "# Firmware link types change at the next boot; reboot to load them.\n" + lines;
   file.mode = 0644;
-  render::write_file("/", file);
+  // Written whatever stop signal comes meanwhile, which is delivered once the file is in place:
+  // it tells of a card already set (set_step's guard holds the signal until the report is made).
+  render::write_all("/", {file}, render::OnStop::finish);
 }
 
 }  // namespace ibsetup::firmware

@@ -5,6 +5,7 @@
 
 #include "common/bounded_read.hpp"
 #include "common/strings.hpp"
+#include "common/termination_guard.hpp"
 #include "os/hostname.hpp"
 #include "partitions/source_parse.hpp"
 
@@ -47,6 +48,11 @@ void feed(int fd, const std::string& name, SourceParser& parser, const SourceLim
   size_t total = 0;
   for (;;) {
     const ssize_t n = util::read_waiting(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR && TerminationGuard::pending() != 0) {
+      throw Error(ErrorKind::apply_failed,
+                  std::string("interrupted (") + util::signal_name(TerminationGuard::pending()) +
+                      ") while reading " + shown(name) + "; nothing was written");
+    }
     if (n < 0) {
       throw InputError("cannot read " + shown(name) + ": " + std::strerror(errno));
     }

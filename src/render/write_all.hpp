@@ -2,6 +2,8 @@
 // write_file writes its one file through it), so that the public API does not change.
 #pragma once
 
+#include "render/write_guard.hpp"
+
 #include <ibsetup/render.hpp>
 
 #include <string>
@@ -14,7 +16,9 @@ namespace ibsetup::render {
 // file beside its target and synced, and only then are they renamed into place. A failure
 // before the renames removes the temporary files and the directories it created; a failed
 // rename (only the kernel's doing, or someone writing in the directory meanwhile) names the
-// files already in place. The results come in the order of `files`.
-std::vector<WriteResult> write_all(const std::string& root, const std::vector<RenderedFile>& files);
+// files already in place. The results come in the order of `files`. A stop signal waits until
+// the renames are done; before them, on_stop says whether it undoes the staging (write_guard.hpp).
+std::vector<WriteResult> write_all(const std::string& root, const std::vector<RenderedFile>& files,
+                                   OnStop on_stop = OnStop::undo);
 
 }  // namespace ibsetup::render

@@ -120,7 +120,8 @@ WriteResult write_file(const std::string& root, const RenderedFile& file)
   return write_all(root, {file}).front();
 }
 
-std::vector<WriteResult> write_all(const std::string& root, const std::vector<RenderedFile>& files)
+std::vector<WriteResult> write_all(const std::string& root, const std::vector<RenderedFile>& files,
+                                   OnStop on_stop)
 {
   // Every refusal (a foreign file, a symlink, a FIFO on the way) before anything is created.
   // Staging rolls back as well, but only after directories and temporary files have existed
@@ -128,13 +129,13 @@ std::vector<WriteResult> write_all(const std::string& root, const std::vector<Re
   // the price of this pass is reading each existing file twice (keyfiles are a few KB).
   // Another ibsetup writing into this root would rename its temporary files (same names)
   // over these, or these over its: one at a time.
-  const RootLock lock(root);
+  const RootLock lock(root, on_stop);
   for (const auto& f : files) {
     check_file(root, f);
   }
   // A stop signal while staging or renaming would leave temporary files, or half a node: it
-  // waits, and one that came before the renames undoes the staging instead.
-  StopSignals held;
+  // waits, and one that came before the renames undoes the staging instead (OnStop::undo).
+  StopSignals held(on_stop);
   std::vector<MadeDir> made;
   std::vector<Staged> staged;
   staged.reserve(files.size());

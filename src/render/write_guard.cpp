@@ -1,5 +1,6 @@
 #include "render/write_guard.hpp"
 
+#include "common/strings.hpp"
 #include "common/termination_guard.hpp"
 
 #include <ibsetup/error.hpp>
@@ -60,7 +61,7 @@ void check_replaceable(int dir, const std::string& dir_path, const std::string& 
   }
 }
 
-RootLock::RootLock(const std::string& root)
+RootLock::RootLock(const std::string& root, OnStop on_stop)
     : m_fd(open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC))
 {
   if (m_fd.get() < 0) {
@@ -74,6 +75,11 @@ RootLock::RootLock(const std::string& root)
     if (errno != EWOULDBLOCK) {
       return;  // no locks here (ENOLCK on some NFS mounts): written as before, unlocked
     }
+    if (const int s = TerminationGuard::pending(); s != 0 && on_stop == OnStop::undo) {
+      throw Error(ErrorKind::apply_failed, std::string("interrupted (") + util::signal_name(s) +
+                                               ") while waiting for the lock on " + root +
+                                               "; nothing was written");
+    }
     if (std::chrono::steady_clock::now() >= deadline) {
       throw Error(ErrorKind::busy, "another process has held a lock on " + root +
                                        " for 10 s (another ibsetup writing there, or see "
@@ -83,7 +89,7 @@ RootLock::RootLock(const std::string& root)
   }
 }
 
-StopSignals::StopSignals()
+StopSignals::StopSignals(OnStop on_stop) : m_on_stop(on_stop)
 {
   sigemptyset(&m_old);  // what the destructor restores, should the call below fail
   sigset_t stop;
@@ -101,6 +107,12 @@ StopSignals::~StopSignals()
 
 int StopSignals::take_pending()
 {
+  if (m_on_stop == OnStop::finish) {
+    return 0;
+  }
+  if (const int s = TerminationGuard::pending(); s != 0) {
+    return s;  // noted before this write began (the CLI held it while the files were rendered)
+  }
   sigset_t pending;
   if (sigpending(&pending) != 0) {
     return 0;
@@ -111,14 +123,9 @@ int StopSignals::take_pending()
         sigaction(s, nullptr, &now) != 0 || now.sa_handler == SIG_IGN) {
       continue;
     }
-    if (TerminationGuard::holds(s)) {
-      // Held until this write is done (firmware::set_step, whose reboot marker must say
-      // what was set): left pending, and the holder ends the process by it afterwards.
-      continue;
-    }
     if (now.sa_handler != SIG_DFL) {
-      // Someone handles it (apply's interrupt flag): left pending, so that the handler runs
-      // when the mask is restored; the staging is undone all the same.
+      // Someone handles it (apply's interrupt flag, a TerminationGuard): left pending, so that
+      // the handler runs when the mask is restored; the staging is undone all the same.
       return s;
     }
     // Its default would end the process when the mask is restored, before the error that

@@ -2,8 +2,10 @@
 # A node's offline files stay all or none against another writer and against signals
 # (render/write_all): two renders into one root take turns (the second used to rename the
 # first's temporary file, or the first the second's half-written one, into place: an empty
-# keyfile, exit 0); a SIGTERM while the files are staged undoes them (exit 7, nothing under the
-# root), and one during the renames lets the node complete; an existing target that is a device
+# keyfile, exit 0); a SIGTERM while the files are staged, or while the root's lock is awaited,
+# undoes them (nothing under the root, the error printed), and one during the renames lets the
+# node complete and print what it wrote; either way ibsetup then ends by the signal (exit 143).
+# An existing target that is a device
 # is refused without being opened; a pinned (chattr +i) target or directory is refused before
 # anything is written, in the dry run too. strace only delays system calls, to land each event where
 # it must; nothing is faked.
@@ -72,7 +74,73 @@ verdict "root held: nothing written" "$(find "$root" -mindepth 1)"
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
 
-# 3. SIGTERM while the files are staged (the second fsync held): the staging is undone, exit 7.
+# 2b. SIGTERM while waiting for that lock: the wait ends there, nothing written, the error
+# printed, then the signal ends ibsetup (it used to wait out the 10 s once the signal was held).
+root=$tmp/held2
+mkdir "$root"
+flock -x "$root" sleep 15 &
+holder=$!
+cleanup_hooks+=("kill $holder 2>/dev/null")
+sleep 0.2
+"$bin" render "$profile" --node lab02 --root "$root" >"$tmp/w.out" 2>&1 &
+s=$!
+for _ in $(seq 1 250); do # until it has the root open: the lock is the first thing it asks
+  for fd in /proc/"$s"/fd/*; do
+    [ "$(readlink "$fd" 2>/dev/null)" = "$(realpath "$root")" ] && break 2
+  done
+  sleep 0.02
+done
+sleep 0.3
+kill -TERM "$s"
+start=$SECONDS
+wait "$s"
+code=$?
+why=""
+[ "$code" = 143 ] || why="exit $code, want 143"
+grep -qF "interrupted (SIGTERM) while waiting for the lock on $root; nothing was written" \
+  "$tmp/w.out" || why=${why:-"message: $(cat "$tmp/w.out")"}
+[ $((SECONDS - start)) -lt 5 ] || why=${why:-"waited out the lock"}
+[ -z "$(find "$root" -mindepth 1)" ] || why=${why:-"written: $(find "$root" -mindepth 1)"}
+verdict "SIGTERM while waiting for the root's lock: ends the wait, exit 143" "$why"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+
+# 2c. SIGTERM while `--format udev --inventories -` waits for a producer that hangs (a stuck
+# `clush ... inspect --json`): the read ends there, nothing written, exit 143. Held from the
+# profile on, the signal used to leave the read waiting for ever.
+root=$tmp/stdin
+mkdir "$root"
+fifo=$tmp/inventories.fifo
+mkfifo "$fifo"
+"$bin" render "$profile" --node lab01 --root "$root" --format udev --inventories - \
+  <"$fifo" >"$tmp/i.out" 2>&1 &
+s=$!
+exec 7>"$fifo" # the writer end stays open and silent
+for _ in $(seq 1 250); do # until it reads standard input (blocked in read)
+  grep -q '^State:.*S (sleeping)' "/proc/$s/status" 2>/dev/null &&
+    [ "$(cat "/proc/$s/wchan" 2>/dev/null)" = pipe_read ] && break
+  sleep 0.02
+done
+kill -TERM "$s"
+for _ in $(seq 1 500); do # at most 10 s: a read that outlasts the signal is the defect
+  [ -d "/proc/$s" ] && [ "$(cut -d' ' -f3 "/proc/$s/stat" 2>/dev/null)" != Z ] || break
+  sleep 0.02
+done
+hung=""
+[ "$(cut -d' ' -f3 "/proc/$s/stat" 2>/dev/null)" = S ] && hung=yes && kill -KILL "$s"
+wait "$s"
+code=$?
+exec 7>&-
+why=""
+[ -n "$hung" ] && why="still reading 10 s after SIGTERM"
+[ "$code" = 143 ] || why=${why:-"exit $code, want 143"}
+grep -qF "interrupted (SIGTERM) while reading -; nothing was written" "$tmp/i.out" ||
+  why=${why:-"message: $(cat "$tmp/i.out")"}
+[ -z "$(find "$root" -mindepth 1)" ] || why=${why:-"written: $(find "$root" -mindepth 1)"}
+verdict "SIGTERM while reading inventories from a silent pipe: exit 143" "$why"
+
+# 3. SIGTERM while the files are staged (the second fsync held): the staging is undone and
+# says so, then the signal ends ibsetup (exit 143).
 root=$tmp/term
 mkdir "$root"
 strace -o /dev/null -e trace=fsync -e inject=fsync:delay_enter=1500000:when=2 \
@@ -84,13 +152,14 @@ kill -TERM "$(child_of "$s")"
 wait "$s"
 code=$?
 why=""
-[ "$code" = 7 ] || why="exit $code, want 7"
+[ "$code" = 143 ] || why="exit $code, want 143"
 grep -qF "interrupted (SIGTERM) before any file was replaced; nothing was written under $root" \
   "$tmp/t.out" || why=${why:-"message: $(cat "$tmp/t.out")"}
 [ -z "$(find "$root" -mindepth 1)" ] || why=${why:-"left under the root: $(find "$root" -mindepth 1)"}
-verdict "SIGTERM while staging: undone, exit 7" "$why"
+verdict "SIGTERM while staging: undone and said, exit 143" "$why"
 
-# 4. SIGTERM between two renames: the node completes, then the signal ends the process.
+# 4. SIGTERM between two renames: the node completes and says what it wrote, then the signal
+# ends the process (it used to end it before the report: exit 143 and no word of the files).
 # held_at_second_rename ROOT MICROSECONDS: a render of the lab profile over labD's files in
 # ROOT, started under strace (its pid in $s) and held that long at its second rename, once the
 # first file is renamed (its 192.169 address gone).
@@ -99,7 +168,7 @@ held_at_second_rename() {
   render "$tmp/labD.yaml" "$1"
   strace -o /dev/null -e trace=renameat,renameat2 \
     -e inject=renameat,renameat2:delay_enter="$2":when=2 \
-    "$bin" render "$profile" --node lab02 --root "$1" -q >"$1.out" 2>&1 &
+    "$bin" render "$profile" --node lab02 --root "$1" >"$1.out" 2>"$1.err" &
   s=$!
   for _ in $(seq 1 500); do
     [ "$(grep -l '192\.169\.' "$1/$keyfiles"/*.nmconnection 2>/dev/null | wc -l)" -lt 3 ] && break
@@ -116,7 +185,9 @@ why=""
 [ -z "$why" ] && [ "$(grep -l '192\.169\.' "$root/$keyfiles"/*.nmconnection | wc -l)" = 0 ] ||
   why=${why:-"half a node: $(grep -H address "$root/$keyfiles"/*)"}
 [ -z "$why" ] && [ -n "$(find "$root" -name '*.ibsetup-tmp')" ] && why="temporary files left"
-verdict "SIGTERM during the renames: the node completes" "$why"
+[ -z "$why" ] && [ "$(grep -c "^updated  $root/$keyfiles/ibsetup-.*\.nmconnection\$" "$root.out")" != 3 ] &&
+  why="the report lacks the 3 keyfiles: $(cat "$root.out" "$root.err")"
+verdict "SIGTERM during the renames: the node completes and is reported" "$why"
 
 # 4b. SIGKILL between two renames leaves the temporary files of the files not yet renamed; a
 # later render removes them, also where the file it wants is already there (the profile put

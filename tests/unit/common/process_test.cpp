@@ -276,18 +276,17 @@ TEST(Process, TerminationKillsTheChildFirst)
   EXPECT_FALSE(alive) << "the child " << child << " outlived its parent";
 }
 
-// A stop signal arriving while files are staged does not undo the write when a
-// TerminationGuard holds it (firmware::set_step writing the reboot marker after a set): the
-// write goes on, and the holder ends the process by the signal afterwards. It used to undo the
-// marker, so a changed card had none.
-TEST(Process, AHeldSignalDoesNotStopAWrite)
+// A stop signal arriving while the reboot marker is staged (OnStop::finish, after a set) does
+// not undo it: the write goes on, and the holder ends the process by the signal afterwards. It
+// used to undo the marker, so a changed card had none.
+TEST(Process, AHeldSignalDoesNotStopAMarkerWrite)
 {
   EXPECT_EXIT(
       {
         TerminationGuard hold;
         int taken = -1;
         {
-          render::StopSignals held;
+          render::StopSignals held(render::OnStop::finish);
           raise(SIGTERM);  // blocked: pending until the mask is restored
           taken = held.take_pending();
         }
@@ -295,6 +294,53 @@ TEST(Process, AHeldSignalDoesNotStopAWrite)
           _exit(1);
         }
         hold.release();  // ends the process by the signal
+        _exit(2);
+      },
+      ::testing::KilledBySignal(SIGTERM), "");
+}
+
+// Likewise a signal apply's own handler catches (its InterruptGuard, around the firmware step):
+// the marker is written, and the handler runs once the write restores the mask.
+TEST(Process, AHandledSignalDoesNotStopAMarkerWrite)
+{
+  EXPECT_EXIT(
+      {
+        static volatile sig_atomic_t seen = 0;
+        struct sigaction handler {};
+        handler.sa_handler = [](int s) { seen = s; };
+        sigemptyset(&handler.sa_mask);
+        sigaction(SIGTERM, &handler, nullptr);
+        int taken = -1;
+        {
+          render::StopSignals held(render::OnStop::finish);
+          raise(SIGTERM);
+          taken = held.take_pending();
+          if (seen != 0) {
+            _exit(1);  // not blocked
+          }
+        }
+        _exit(taken == 0 && seen == SIGTERM ? 0 : 2);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+// render's files (OnStop::undo): a signal the CLI's TerminationGuard holds stops the staging
+// like any other, stays noted for the holder, and still ends the process once released.
+TEST(Process, AHeldSignalStopsAStagedRender)
+{
+  EXPECT_EXIT(
+      {
+        TerminationGuard hold;
+        int taken = -1;
+        {
+          render::StopSignals held(render::OnStop::undo);
+          raise(SIGTERM);
+          taken = held.take_pending();
+        }
+        if (taken != SIGTERM || TerminationGuard::pending() != SIGTERM) {
+          _exit(1);
+        }
+        hold.release();
         _exit(2);
       },
       ::testing::KilledBySignal(SIGTERM), "");

@@ -2,10 +2,15 @@
 // tool.
 #include "gtest_compat.hpp"
 #include "test_util.hpp"
+#include "common/termination_guard.hpp"
 #include "firmware/reboot.hpp"
 
 #include <ibsetup/firmware.hpp>
 
+#include <unistd.h>
+
+#include <csignal>
+#include <iostream>
 #include <map>
 #include <regex>
 #include <set>
@@ -757,6 +762,30 @@ TEST(FirmwareMarker, WrittenAtomicallyAndRemovedWhenNothingIsOwed)
   update_reboot_marker(path, s);
   EXPECT_FALSE(std::filesystem::exists(path));
   EXPECT_NO_THROW(update_reboot_marker(path, s));  // already gone
+}
+
+// A stop signal already noted (render's or firmware --apply's hold, set_step's own guard) does
+// not stop the marker: the card it tells of is already set. render's files would be undone.
+TEST(FirmwareMarker, WrittenWhenAStopSignalIsHeld)
+{
+  test::TempDir dir;
+  const auto path = (dir.path() / "run" / "reboot-required").string();
+  EXPECT_EXIT(
+      {
+        TerminationGuard hold;
+        raise(SIGTERM);
+        try {
+          update_reboot_marker(path, reboot_owed("mlx5_0"));
+        } catch (const std::exception& e) {
+          std::cerr << e.what();
+          _exit(1);
+        }
+        _exit(TerminationGuard::pending() == SIGTERM &&
+                      test::read_text(path).find("LINK_TYPE_P1=IB") != std::string::npos
+                  ? 0
+                  : 2);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 TEST(FirmwareMarker, SysfsNamesCannotAddLines)

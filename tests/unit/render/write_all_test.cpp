@@ -1,5 +1,6 @@
 // A node's files are written all or none (render_node, write_all): a refused or failed file
 // leaves neither the files before it nor the directories made for them.
+#include "common/termination_guard.hpp"
 #include "render/write_all.hpp"
 #include "test_util.hpp"
 
@@ -8,10 +9,15 @@
 
 #include "gtest_compat.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <fstream>
+#include <iostream>
 
 namespace fs = std::filesystem;
 using namespace ibsetup;
@@ -141,6 +147,79 @@ TEST(WriteAll, NewDirectoriesAre0755WhateverTheUmask)
   }
   EXPECT_EQ(0644U, mode_of(root.path() / "etc/sysconfig/network-scripts/ifcfg-ib0"));
   EXPECT_EQ(0644U, mode_of(root.path() / "var/x/y"));
+}
+
+// A signal render's CLI holds (TerminationGuard) before the write begins stops it before
+// anything exists under the root (OnStop::undo, render's files), and is not taken from the
+// holder; the reboot marker (OnStop::finish) is written all the same. Run in a child: the
+// guard changes the process's signal actions, and its release would end the process.
+TEST(WriteAll, AHeldSignalStopsARenderButNotAMarker)
+{
+  test::TempDir root;
+  EXPECT_EXIT(
+      {
+        TerminationGuard hold;
+        raise(SIGTERM);  // noted by the guard
+        try {
+          render::write_all(root.path().string(), {managed("a/one"), managed("two")});
+          _exit(1);
+        } catch (const Error& e) {
+          if (e.kind() != ErrorKind::apply_failed ||
+              std::string(e.what()) !=
+                  "interrupted (SIGTERM) before any file was replaced; "
+                  "nothing was written under " +
+                      root.path().string()) {
+            std::cerr << e.what();
+            _exit(2);
+          }
+        }
+        if (!fs::is_empty(root.path()) || TerminationGuard::pending() != SIGTERM) {
+          _exit(3);
+        }
+        const auto r = render::write_all(root.path().string(), {managed("run/marker")},
+                                         render::OnStop::finish);
+        _exit(r == std::vector<render::WriteResult>{render::WriteResult::created} &&
+                      fs::exists(root.path() / "run/marker")
+                  ? 0
+                  : 4);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+// Waiting for another writer's lock on the root ends at a held signal instead of after 10 s,
+// having written nothing.
+TEST(WriteAll, AHeldSignalEndsTheWaitForTheRootLock)
+{
+  test::TempDir root;
+  const int other = open(root.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(other, 0);
+  ASSERT_EQ(0, flock(other, LOCK_EX | LOCK_NB));
+  EXPECT_EXIT(
+      {
+        TerminationGuard hold;
+        // Not SIGINT: a script's background jobs ignore it, and the guard would not see it.
+        raise(SIGHUP);
+        const auto start = std::chrono::steady_clock::now();
+        try {
+          render::write_all(root.path().string(), {managed("one")});
+          _exit(1);
+        } catch (const Error& e) {
+          const std::string want = "interrupted (SIGHUP) while waiting for the lock on " +
+                                   root.path().string() + "; nothing was written";
+          if (e.kind() != ErrorKind::apply_failed || e.what() != want) {
+            std::cerr << e.what();
+            _exit(2);
+          }
+        }
+        // Not a timing assertion: the wait it replaces is 10 s, so anything under 5 s is the
+        // signal's doing.
+        _exit(std::chrono::steady_clock::now() - start > std::chrono::seconds(5) ||
+                      fs::exists(root.path() / "one")
+                  ? 3
+                  : 0);
+      },
+      ::testing::ExitedWithCode(0), "");
+  close(other);
 }
 
 }  // namespace
