@@ -65,14 +65,14 @@ const char* const k_footer = R"(Exit codes:
   7  apply failed or was interrupted (SIGINT, SIGTERM, SIGHUP, standard output closed);
      every change it made was rolled back, firmware link types excepted (the report
      says what and why; with NetworkManager hung or gone, or an undo the kernel
-     refused, what was not undone);
-     partitions --output: interrupted before any file was replaced (render and
-     apply --offline say so too, then end by the signal: 128+N)
+     refused, what was not undone)
   8  another ibsetup run (apply or firmware --apply) holds the lock; render,
      apply --offline, partitions --output: another process has held the lock on the
      root (the output's directory) for 10 s
   9  reboot required: firmware link types change at the next boot
      (/run/ibsetup/reboot-required lists the ports)
+  128+N  ended by signal N once what was done is printed: render, apply --offline,
+     partitions --output, firmware --apply; apply after its last step
 
 See ibsetup(8) and ibsetup-profile(5).)";
 

@@ -2,6 +2,7 @@
 
 #include "cli/app.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/interrupt.hpp"
 #include "partitions/inventories.hpp"
 #include "partitions/layout.hpp"
 #include "partitions/opensm.hpp"
@@ -133,6 +134,12 @@ int PartitionsCommands::run()
   }
   const auto profile = profile::load_profile(m_file);
   print_warnings(profile.warnings, m_quiet);
+  if (!m_output.empty() && !m_verify) {
+    // As render: a signal ends the wait for the inventories or the output's lock, or undoes
+    // the staged file, with an error; during the rename the file is replaced and reported.
+    // Then the signal ends ibsetup (exit 128+N).
+    hold_stop_signals();
+  }
   const auto inventories = partitions::read_inventories(m_inventories);
   const auto layout = partitions::build_layout(profile, inventories);
   const bool complete = partitions::layout_complete(layout);

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <csignal>
 #include <iostream>
 #include <optional>
 
@@ -340,7 +341,8 @@ int PipelineCommands::apply()
     }
   };
   const apply::NodeOutcome out = apply::apply_node(d.node, d.profile.cluster, o);
-  guard.reset();
+  // The guard stays while the report is printed: a signal then, or one that came after apply's
+  // last look at it, would otherwise end ibsetup with changes made and not a word of them.
   if (out.backend.backend == apply::Backend::networkmanager) {
     if (out.ran) {
       print_warnings(out.warnings, m_quiet);
@@ -348,6 +350,15 @@ int PipelineCommands::apply()
     }
   } else if (out.plan) {
     print_netlink(out, host, m_dry_run, m_json, m_quiet);
+  }
+  const int late = unheeded_signal();
+  guard.reset();
+  if (late != 0) {
+    // Ends ibsetup as the signal would have, once run() has printed everything (exit 128+N).
+    std::cerr << "ibsetup: " << util::signal_name(late)
+              << " received after apply's last step; its report stands as printed\n";
+    hold_stop_signals();
+    raise(late);
   }
   return exit_code(out.result);
 }

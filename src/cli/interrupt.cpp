@@ -23,7 +23,8 @@ std::atomic<int> g_output_error{0};  // errno of a write to standard output that
 std::atomic<bool> g_loss_said{false};
 std::atomic<bool> g_told{false};
 std::atomic<bool> g_report_moved{false};
-std::atomic<bool> g_changing{false};  // changes_begin() was called
+std::atomic<bool> g_changing{false};     // changes_begin() was called
+std::atomic<bool> g_signal_seen{false};  // interrupted() returned true with g_signal set
 
 extern "C" void on_signal(int sig)
 {
@@ -113,6 +114,12 @@ int release_stop_signals()
   return signal;
 }
 
+int unheeded_signal()
+{
+  const int sig = g_signal;
+  return g_signal_seen ? 0 : sig;
+}
+
 void changes_begin()
 {
   g_changing = true;
@@ -123,6 +130,9 @@ bool interrupted()
   const int sig = g_signal;
   if (sig == 0 && !stdout_closed()) {
     return false;
+  }
+  if (sig != 0) {
+    g_signal_seen = true;
   }
   if (!g_told.exchange(true)) {
     g_loss_said = g_loss_said || sig == 0;

@@ -25,6 +25,10 @@ bool interrupted();
 // Called when apply is about to change interfaces (after the lock and the firmware step).
 void changes_begin();
 
+// The signal an InterruptGuard noted that interrupted() never reported: it came after apply's
+// last look (its report then stands as printed). 0 when none.
+int unheeded_signal();
+
 // From this call on, SIGINT, SIGTERM and SIGHUP whose action is the default (not ignored as
 // under nohup) are held, as the library's TerminationGuard holds them: its waits (the apply
 // lock, a program it runs; render's lock on its root and its inventories on standard input)

@@ -40,9 +40,34 @@ const char* file_kind(mode_t mode)
   return "not a regular file";
 }
 
+namespace {
+
+// Until fd has something to read (data, an end, an error) or a held stop signal is noted:
+// false, with errno EINTR, for the signal. Short polls, because a signal noted just before a
+// blocking call would not interrupt it.
+bool wait_readable_or_stop(int fd)
+{
+  for (;;) {
+    if (TerminationGuard::pending() != 0) {
+      errno = EINTR;
+      return false;
+    }
+    pollfd p{fd, POLLIN, 0};
+    const int ready = poll(&p, 1, 50);
+    if (ready > 0 || (ready < 0 && errno != EINTR)) {
+      return true;  // the read says what it is
+    }
+  }
+}
+
+}  // namespace
+
 ssize_t read_waiting(int fd, void* buf, size_t n)
 {
   for (;;) {
+    if (TerminationGuard::active() && !wait_readable_or_stop(fd)) {
+      return -1;
+    }
     const ssize_t got = read(fd, buf, n);
     if (got >= 0) {
       return got;

@@ -16,7 +16,8 @@ static_assert(std::atomic<int>::is_always_lock_free,
               "a signal handler may only touch lock-free atomics");
 
 std::mutex g_mutex;
-int g_guards = 0;  // guards alive, under g_mutex
+int g_guards = 0;                   // guards alive, under g_mutex
+std::atomic<bool> g_active{false};  // g_guards > 0, for readers that do not take the mutex
 std::array<bool, k_stop_signals.size()> g_caught{};
 
 extern "C" void note_signal(int signal)
@@ -32,6 +33,7 @@ TerminationGuard::TerminationGuard()
   if (g_guards++ > 0) {
     return;
   }
+  g_active = true;
   for (size_t i = 0; i < k_stop_signals.size(); ++i) {
     struct sigaction old {};
     g_caught[i] = false;
@@ -56,6 +58,11 @@ int TerminationGuard::pending()
   return g_pending;
 }
 
+bool TerminationGuard::active()
+{
+  return g_active;
+}
+
 int TerminationGuard::release()
 {
   if (m_released) {
@@ -66,6 +73,7 @@ int TerminationGuard::release()
   if (--g_guards > 0) {
     return g_pending;  // the last guard out ends the process
   }
+  g_active = false;
   struct sigaction restore {};
   restore.sa_handler = SIG_DFL;
   sigemptyset(&restore.sa_mask);

@@ -35,6 +35,9 @@ public:
 
   // The signal that arrived since any guard was installed, or 0.
   static int pending();
+  // Whether a guard is alive: a wait that a signal should end must then look at pending()
+  // now and then, since a signal noted just before a blocking call does not interrupt it.
+  static bool active();
   // Returns the signal that arrived, or 0. The last guard also restores the actions and raises
   // that signal (normally the process ends there).
   int release();

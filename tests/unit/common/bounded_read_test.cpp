@@ -1,4 +1,5 @@
 #include "common/bounded_read.hpp"
+#include "common/termination_guard.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -88,6 +90,40 @@ TEST(ReadBounded, RefusesAFifoWithoutWaitingForAWriter)
   const auto r = read_bounded(p.r, 100);
   EXPECT_EQ(r.status, BoundedRead::Status::not_regular);
   EXPECT_STREQ(file_kind(r.mode), "a FIFO");
+}
+
+// A stop signal a TerminationGuard noted before the read began (render holds them from the
+// profile on) ends a read of a pipe whose writer stays silent: the read used to block for
+// ever, since nothing interrupted it any more. The alarm ends the child should it hang.
+TEST(BoundedRead, AHeldSignalNotedBeforeTheReadEndsIt)
+{
+  EXPECT_EXIT(
+      {
+        Pipe p;
+        TerminationGuard hold;
+        raise(SIGTERM);
+        alarm(10);
+        char c = 0;
+        const ssize_t n = read_waiting(p.r, &c, 1);
+        _exit(n == -1 && errno == EINTR && TerminationGuard::pending() == SIGTERM ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+// And data that is there is still read while a guard is alive and no signal came.
+TEST(BoundedRead, AGuardAloneDoesNotStopARead)
+{
+  EXPECT_EXIT(
+      {
+        Pipe p;
+        TerminationGuard hold;
+        alarm(10);
+        (void)!::write(p.w, "x", 1);
+        char c = 0;
+        const ssize_t n = read_waiting(p.r, &c, 1);
+        _exit(n == 1 && c == 'x' ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace
