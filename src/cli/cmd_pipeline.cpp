@@ -351,14 +351,21 @@ int PipelineCommands::apply()
   } else if (out.plan) {
     print_netlink(out, host, m_dry_run, m_json, m_quiet);
   }
-  const int late = unheeded_signal();
+  // Flushed before the guard goes, and read after: a signal until then is noted here, one after
+  // it ends ibsetup by its default, the report already out.
+  std::cout.flush();
   guard.reset();
-  if (late != 0) {
-    // Ends ibsetup as the signal would have, once run() has printed everything (exit 128+N).
-    std::cerr << "ibsetup: " << util::signal_name(late)
-              << " received after apply's last step; its report stands as printed\n";
-    hold_stop_signals();
-    raise(late);
+  if (const int late = unheeded_signal(); late != 0) {
+    std::cerr << "ibsetup: " << util::signal_name(late) << " received after apply's last step";
+    if (out.result != ErrorKind::ok) {
+      // Already ending with what went wrong (a rollback's 7, a reboot's 9): that code stays.
+      std::cerr << "\n";
+    } else {
+      // Ends ibsetup as the signal would have, once run() has printed everything (128+N).
+      std::cerr << "; its changes stay\n";
+      hold_stop_signals();
+      raise(late);
+    }
   }
   return exit_code(out.result);
 }

@@ -35,7 +35,8 @@ int unheeded_signal();
 // end early with an error, a firmware set finishes and is recorded, and render's staged files
 // are taken back (or, once renaming, all renamed). release_stop_signals(), once everything is
 // printed, then ends the process by the signal, as it would have (exit 128+N). For `firmware
-// --apply`, `render` and `apply --offline`, whose report or error would otherwise be lost.
+// --apply`, `render`, `apply --offline`, `partitions --output` and a signal after apply's last
+// step, whose report or error would otherwise be lost.
 // Returns the signal when the process is still alive after raising it (PID 1
 // of a PID namespace does not die of a signal it sends itself), else 0.
 void hold_stop_signals();

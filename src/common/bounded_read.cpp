@@ -60,6 +60,16 @@ bool wait_readable_or_stop(int fd)
   }
 }
 
+ssize_t read_file(int fd, void* buf, size_t n)
+{
+  for (;;) {
+    const ssize_t got = read(fd, buf, n);
+    if (got >= 0 || errno != EINTR) {
+      return got;
+    }
+  }
+}
+
 }  // namespace
 
 ssize_t read_waiting(int fd, void* buf, size_t n)
@@ -141,7 +151,9 @@ BoundedRead read_bounded(int fd, size_t max_bytes)
       }
       buf.resize(std::min(buf.size() * 2, max_bytes + 1));
     }
-    const ssize_t n = read_waiting(fd, buf.data() + have, buf.size() - have);
+    // A regular file never blocks: a held stop signal must not cut it short (the reboot
+    // marker's other lines are read while firmware --apply holds one).
+    const ssize_t n = read_file(fd, buf.data() + have, buf.size() - have);
     if (n < 0) {
       r.status = BoundedRead::Status::failed;
       r.error = errno;

@@ -24,8 +24,9 @@ inline constexpr std::array<int, 3> k_stop_signals{SIGINT, SIGTERM, SIGHUP};
 // without an orphan. Signals with a handler (apply's InterruptGuard) or ignored (nohup) are
 // left alone. Guards may nest and overlap across threads: the first installs, the last
 // restores.
-// Exported for the CLI (IBSETUP_PRIVATE): `firmware --apply` and `render` hold one around their
-// whole run so that what a signal stopped is printed before the signal ends the process.
+// Exported for the CLI (IBSETUP_PRIVATE): the commands that write files (`firmware --apply`,
+// `render`, `partitions --output`) hold one around their run so that what a signal stopped is
+// printed before the signal ends the process.
 class IBSETUP_EXPORT TerminationGuard {
 public:
   TerminationGuard();
