@@ -36,6 +36,13 @@ child_of() { pgrep -P "$1" | head -1; }
 verdict() { # NAME WHY: ok when WHY is empty
   if [ -z "$2" ]; then ok "$1"; else bad "$1: $2"; fi
 }
+# stopped_cleanly OUT MESSAGE: appends to $why unless ibsetup ended by SIGTERM ($code 143) with
+# MESSAGE in the file OUT and nothing under $root.
+stopped_cleanly() {
+  [ "$code" = 143 ] || why=${why:-"exit $code, want 143"}
+  grep -qF "$2" "$1" || why=${why:-"message: $(cat "$1")"}
+  [ -z "$(find "$root" -mindepth 1)" ] || why=${why:-"left under the root: $(find "$root" -mindepth 1)"}
+}
 
 # 1. Two renders into one root: A is held just before its renames, B starts meanwhile with
 # other content and its first write delayed. B waits for A's lock, so both succeed and B's
@@ -61,13 +68,18 @@ why=""
 [ -z "$why" ] && [ -n "$(find "$root" -type f -empty)" ] && why="an empty file in place"
 verdict "two renders into one root take turns" "$why"
 
+# held_root DIR: DIR made and locked by another process for 15 s (its pid in $holder).
+held_root() {
+  root=$1
+  mkdir "$root"
+  flock -x "$root" sleep 15 &
+  holder=$!
+  cleanup_hooks+=("kill $holder 2>/dev/null")
+  sleep 0.2
+}
+
 # 2. A root another ibsetup holds for longer than 10 s: exit 8, nothing written.
-root=$tmp/held
-mkdir "$root"
-flock -x "$root" sleep 15 &
-holder=$!
-cleanup_hooks+=("kill $holder 2>/dev/null")
-sleep 0.2
+held_root "$tmp/held"
 hostile "root held by another writer" 8 "another process has held a lock on $root for 10 s" \
   -- render "$profile" --node lab02 --root "$root"
 verdict "root held: nothing written" "$(find "$root" -mindepth 1)"
@@ -76,12 +88,7 @@ wait "$holder" 2>/dev/null
 
 # 2b. SIGTERM while waiting for that lock: the wait ends there, nothing written, the error
 # printed, then the signal ends ibsetup (it used to wait out the 10 s once the signal was held).
-root=$tmp/held2
-mkdir "$root"
-flock -x "$root" sleep 15 &
-holder=$!
-cleanup_hooks+=("kill $holder 2>/dev/null")
-sleep 0.2
+held_root "$tmp/held2"
 "$bin" render "$profile" --node lab02 --root "$root" >"$tmp/w.out" 2>&1 &
 s=$!
 for _ in $(seq 1 250); do # until it has the root open: the lock is the first thing it asks
@@ -96,11 +103,8 @@ start=$SECONDS
 wait "$s"
 code=$?
 why=""
-[ "$code" = 143 ] || why="exit $code, want 143"
-grep -qF "interrupted (SIGTERM) while waiting for the lock on $root; nothing was written" \
-  "$tmp/w.out" || why=${why:-"message: $(cat "$tmp/w.out")"}
+stopped_cleanly "$tmp/w.out" "interrupted (SIGTERM) while waiting for the lock on $root; nothing was written"
 [ $((SECONDS - start)) -lt 5 ] || why=${why:-"waited out the lock"}
-[ -z "$(find "$root" -mindepth 1)" ] || why=${why:-"written: $(find "$root" -mindepth 1)"}
 verdict "SIGTERM while waiting for the root's lock: ends the wait, exit 143" "$why"
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
@@ -133,10 +137,7 @@ code=$?
 exec 7>&-
 why=""
 [ -n "$hung" ] && why="still reading 10 s after SIGTERM"
-[ "$code" = 143 ] || why=${why:-"exit $code, want 143"}
-grep -qF "interrupted (SIGTERM) while reading -; nothing was written" "$tmp/i.out" ||
-  why=${why:-"message: $(cat "$tmp/i.out")"}
-[ -z "$(find "$root" -mindepth 1)" ] || why=${why:-"written: $(find "$root" -mindepth 1)"}
+stopped_cleanly "$tmp/i.out" "interrupted (SIGTERM) while reading -; nothing was written"
 verdict "SIGTERM while reading inventories from a silent pipe: exit 143" "$why"
 
 # 3. SIGTERM while the files are staged (the second fsync held): the staging is undone and
@@ -152,10 +153,8 @@ kill -TERM "$(child_of "$s")"
 wait "$s"
 code=$?
 why=""
-[ "$code" = 143 ] || why="exit $code, want 143"
-grep -qF "interrupted (SIGTERM) before any file was replaced; nothing was written under $root" \
-  "$tmp/t.out" || why=${why:-"message: $(cat "$tmp/t.out")"}
-[ -z "$(find "$root" -mindepth 1)" ] || why=${why:-"left under the root: $(find "$root" -mindepth 1)"}
+stopped_cleanly "$tmp/t.out" \
+  "interrupted (SIGTERM) before any file was replaced; nothing was written under $root"
 verdict "SIGTERM while staging: undone and said, exit 143" "$why"
 
 # 4. SIGTERM between two renames: the node completes and says what it wrote, then the signal
