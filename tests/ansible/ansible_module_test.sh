@@ -388,6 +388,17 @@ replay killed -e "profile=$work/two.yaml"
 expect "apply killed by SIGKILL: failed, changed, the signal and no rollback in msg" \
   "$(field killed '(r["failed"], r["changed"], "(killed by SIGKILL)" in r["msg"], "no rollback ran" in r["msg"])')" \
   "(True, True, True, True)"
+# Ended by SIGTERM after its last step (an async timeout): ibsetup printed its whole report,
+# then ended by the signal. Failed and changed, but not "may be half-applied".
+printf '{"host":"n1","backend":"netlink","ok":true,"changes":1,"done":["~ ib0 mtu 1500 -> 2044"],"rollback":[],"rollback_failed":[],"not_converged":[],"failure":null}\n' \
+  >"$work/replay/late.out"
+printf '#!/bin/sh\ncat "%s"\necho "ibsetup: SIGTERM received after apply'"'"'s last step; its changes stay" >&2\nkill -TERM $$\n' \
+  "$work/replay/late.out" >"$work/replay/late"
+chmod +x "$work/replay/late"
+replay late -e "profile=$work/two.yaml"
+expect "apply ended by SIGTERM after its last step: failed, changed, not half-applied" \
+  "$(field late '(r["failed"], r["changed"], "(killed by SIGTERM)" in r["msg"], "every change was made and verified" in r["msg"], "half-applied" in r["msg"])')" \
+  "(True, True, True, True, False)"
 # An error line is an error even when the path it quotes holds "warning:" (it was dropped, and
 # the task failed with "no message").
 printf '#!/bin/sh\necho "ibsetup: error: /srv/warning: staging/cluster.yaml: cannot open the profile: No such file or directory" >&2\nexit 4\n' \

@@ -524,6 +524,12 @@ def do_apply(runner, params, wait):
     runner.result['diff'] = prepared_diff(
         'applied on %s: %d changes' % (runner.result.get('node', ''), len(done)), done)
     runner.warn(docs)
+    if killed and report is not None and report.get('ok') is True:
+        # The signal came after apply's last step (an async timeout, say): ibsetup printed its
+        # report, then ended by the signal. Still a failed task, but not a half-applied node.
+        runner.fail('apply', rc, docs, stderr,
+                    "the signal came after apply's last step: its report says every change was "
+                    'made and verified')
     if killed:
         runner.fail('apply', rc, docs, stderr,
                     'no rollback ran, so the node may be half-applied: run the task again '
