@@ -34,7 +34,8 @@ BoundedRead read_bounded(int fd, size_t max_bytes);
 
 // read(2) that retries EINTR and, on a descriptor left non-blocking (O_NONBLOCK is shared by
 // every process holding the same pipe), waits in poll() instead of failing with EAGAIN. A stop
-// signal a TerminationGuard holds (the CLI's, in render) ends the wait: -1 with errno EINTR.
+// signal a TerminationGuard holds (the CLI's, in the commands that write files) ends the wait: -1
+// with errno EINTR. Regular files are read by read_bounded, which never stops for one.
 ssize_t read_waiting(int fd, void* buf, size_t n);
 
 // Reads a stream (standard input, a pipe) to its end, within max_bytes: past them it stops
