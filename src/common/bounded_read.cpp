@@ -83,18 +83,15 @@ ssize_t read_waiting(int fd, void* buf, size_t n)
       return got;
     }
     if (errno == EINTR) {
-      if (TerminationGuard::pending() != 0) {
-        return -1;  // a held stop signal: a pipe whose writer hangs must not outlast it
-      }
-      continue;
+      continue;  // a held stop signal is seen at the top
     }
     if (errno != EAGAIN && errno != EWOULDBLOCK) {
       return got;
     }
-    pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, -1) < 0 && errno == EINTR && TerminationGuard::pending() != 0) {
-      return -1;
-    }
+    if (!TerminationGuard::active()) {
+      pollfd p{fd, POLLIN, 0};
+      (void)poll(&p, 1, -1);
+    }  // else the short polls at the top wait, looking at the guard
   }
 }
 

@@ -16,8 +16,8 @@ static_assert(std::atomic<int>::is_always_lock_free,
               "a signal handler may only touch lock-free atomics");
 
 std::mutex g_mutex;
-int g_guards = 0;                   // guards alive, under g_mutex
-std::atomic<bool> g_active{false};  // g_guards > 0, for readers that do not take the mutex
+// Guards alive: changed under g_mutex, read without it by active().
+std::atomic<int> g_guards{0};
 std::array<bool, k_stop_signals.size()> g_caught{};
 
 extern "C" void note_signal(int signal)
@@ -33,7 +33,6 @@ TerminationGuard::TerminationGuard()
   if (g_guards++ > 0) {
     return;
   }
-  g_active = true;
   for (size_t i = 0; i < k_stop_signals.size(); ++i) {
     struct sigaction old {};
     g_caught[i] = false;
@@ -60,7 +59,7 @@ int TerminationGuard::pending()
 
 bool TerminationGuard::active()
 {
-  return g_active;
+  return g_guards > 0;
 }
 
 int TerminationGuard::release()
@@ -73,7 +72,6 @@ int TerminationGuard::release()
   if (--g_guards > 0) {
     return g_pending;  // the last guard out ends the process
   }
-  g_active = false;
   struct sigaction restore {};
   restore.sa_handler = SIG_DFL;
   sigemptyset(&restore.sa_mask);
