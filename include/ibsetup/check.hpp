@@ -198,11 +198,14 @@ std::string outcome_to_metrics(const CheckOutcome& outcome);
 // The file write_textfile replaces in its directory.
 constexpr const char* k_textfile_name = "ibsetup.prom";
 // The temporary file write_textfile writes first: "DIR/.ibsetup.prom.<pid>.tmp", one name per
-// process (other processes' files are never touched) and not *.prom, which the collector reads.
+// process and not *.prom, which the collector reads. Another process's is left alone unless
+// that process was killed: see write_textfile.
 std::string textfile_temp_path(const std::string& dir);
 // Replaces DIR/ibsetup.prom with text atomically: the temporary file (O_EXCL, mode 0644 whatever
 // the umask), fsync, rename, fsync of DIR. Throws EnvironmentError naming the file and the
-// reason (an empty dir too); the temporary file is gone again on every error.
+// reason (an empty dir too); the temporary file is gone again on every error. After the rename
+// it removes the temporary files of writers killed at least ten minutes ago (SIGKILL leaves
+// them): plain files of that name whose process no longer exists.
 void write_textfile(const std::string& dir, const std::string& text);
 
 }  // namespace ibsetup::check

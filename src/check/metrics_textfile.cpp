@@ -1,9 +1,13 @@
 // The textfile for node_exporter's textfile collector, replaced atomically: the collector may
 // read the directory at any moment and must see the old file or the new one, never half of one.
+#include "check/metrics_textfile.hpp"
+
 #include <ibsetup/check.hpp>
 #include <ibsetup/error.hpp>
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +23,9 @@ std::string join(const std::string& dir, const std::string& name)
 {
   return !dir.empty() && dir.back() == '/' ? dir + name : dir + "/" + name;
 }
+
+// /proc/sys/kernel/pid_max cannot exceed 2^22 (PID_MAX_LIMIT on 64-bit).
+constexpr long long k_max_pid = 4194304;
 
 std::string why(const std::string& path, const char* what, int err)
 {
@@ -48,7 +55,62 @@ private:
   std::string m_path;
 };
 
+// The pid in ".ibsetup.prom.<pid>.tmp", or 0 when name is not such a name.
+pid_t temp_pid(const char* name)
+{
+  const std::string prefix = std::string(".") + k_textfile_name + ".";
+  if (std::strncmp(name, prefix.c_str(), prefix.size()) != 0) {
+    return 0;
+  }
+  const char* p = name + prefix.size();
+  long long pid = 0;
+  const char* digits = p;
+  while (*p >= '0' && *p <= '9' && p - digits < 10) {
+    pid = pid * 10 + (*p - '0');
+    ++p;
+  }
+  if (p == digits || *digits == '0' || std::strcmp(p, ".tmp") != 0 || pid > k_max_pid) {
+    return 0;
+  }
+  return static_cast<pid_t>(pid);
+}
+
 }  // namespace
+
+void remove_killed_temps(int dfd, time_t now)
+{
+  // A check ended by SIGKILL (Slurm after KillWait, the OOM killer) cannot remove its temporary
+  // file. Without this sweep the directory would keep one such file per kill for ever.
+  const int fd = ::dup(dfd);
+  DIR* d = fd < 0 ? nullptr : ::fdopendir(fd);
+  if (d == nullptr) {
+    if (fd >= 0) {
+      ::close(fd);
+    }
+    return;
+  }
+  ::rewinddir(d);
+  const pid_t self = ::getpid();
+  while (const dirent* e = ::readdir(d)) {
+    const pid_t pid = temp_pid(e->d_name);
+    if (pid == 0 || pid == self) {
+      continue;
+    }
+    // Both must hold: the process is gone (in this pid namespace) and the file has not been
+    // written for a while, so a writer in another pid namespace that shares the directory,
+    // whose pid means nothing here, is not robbed of its file between its write and rename.
+    struct stat st {};
+    if (::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        now - st.st_mtime < k_killed_temp_age_s) {
+      continue;
+    }
+    if (::kill(pid, 0) == 0 || errno != ESRCH) {
+      continue;
+    }
+    ::unlinkat(dfd, e->d_name, 0);
+  }
+  ::closedir(d);
+}
 
 std::string textfile_temp_path(const std::string& dir)
 {
@@ -108,6 +170,7 @@ void write_textfile(const std::string& dir, const std::string& text)
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     ::fsync(dfd);
+    remove_killed_temps(dfd, ::time(nullptr));
     ::close(dfd);
   }
 }
