@@ -190,7 +190,8 @@ int finish_output(int code, const SafeOutput& safe_output)
   if (!output_loss_said()) {
     print_error(std::string("cannot write to standard output") +
                 (error != 0 ? std::string(": ") + std::strerror(error) : std::string()) +
-                "; what it shows is incomplete");
+                "; what it shows is incomplete" +
+                (work_done().empty() ? std::string() : ", but " + work_done()));
   }
   // plan --detailed-exitcode's 6 is news, not a failure: lost output outranks it.
   return code != 0 && code != exit_code(ErrorKind::changes_pending)

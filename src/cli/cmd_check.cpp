@@ -2,6 +2,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/textfile.hpp"
+#include "cli/interrupt.hpp"
 #include "common/strings.hpp"
 #include "check/slurm.hpp"
 
@@ -276,6 +277,10 @@ int CheckCommands::check()
     } else if (!m_textfile_dir.empty()) {
       try {
         write_textfile(m_textfile_dir, check::outcome_to_metrics(outcome));
+        const bool slash = m_textfile_dir.back() == '/';
+        note_work_done(
+            "the metrics are in " +
+            util::escape_text(m_textfile_dir + (slash ? "" : "/") + check::k_textfile_name));
       } catch (const Error& e) {
         textfile_error = e.what();
       }

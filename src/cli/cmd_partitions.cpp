@@ -3,6 +3,7 @@
 #include "cli/app.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
+#include "common/strings.hpp"
 #include "partitions/inventories.hpp"
 #include "partitions/layout.hpp"
 #include "partitions/opensm.hpp"
@@ -171,6 +172,7 @@ int PartitionsCommands::run()
     return 0;
   }
   const auto result = write_output(m_output, text);
+  note_work_done(util::escape_text(m_output) + " is in place");
   if (!m_json && !m_quiet) {
     std::cout << m_output << ": " << render::to_string(result) << " ("
               << count(layout.partitions.size(), "partition", "partitions") << ", "

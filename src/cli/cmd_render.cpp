@@ -166,7 +166,9 @@ int RenderCommands::render_offline(const std::string& file, const std::string& n
     j.key("dry_run").value(true);
   }
   j.key("files").begin_array();
+  size_t files = 0;
   o.on_file = [&](const render::FileOutcome& f) {
+    ++files;
     // A dry run shows the content a write would put there; an unchanged file has it already.
     const bool show = dry_run && f.result != render::WriteResult::unchanged;
     const std::string what = dry_run ? would(f.result) : render::to_string(f.result);
@@ -194,6 +196,10 @@ int RenderCommands::render_offline(const std::string& file, const std::string& n
     render::render_node(p, &node, o);
   }
   j.end_array().end_object();
+  if (!dry_run && files > 0) {
+    note_work_done(std::string(files == 1 ? "its file" : "its files") + " under " +
+                   util::escape_text(m_root) + (files == 1 ? " is" : " are") + " in place");
+  }
   if (json) {
     std::cout << j.str() << '\n';
   }

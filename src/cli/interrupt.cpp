@@ -155,6 +155,20 @@ void progress_line(const std::string& line)
   }
 }
 
+namespace {
+std::string g_work_done;
+}  // namespace
+
+void note_work_done(std::string what)
+{
+  g_work_done = std::move(what);
+}
+
+const std::string& work_done()
+{
+  return g_work_done;
+}
+
 bool output_loss_said()
 {
   return g_loss_said;

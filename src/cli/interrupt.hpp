@@ -51,6 +51,12 @@ void progress_line(const std::string& line);
 // is closed or cannot be written.
 bool output_loss_said();
 
+// What the command has done that stays done whatever becomes of its output ("the files under
+// /mnt/sysimage were written"): the message of a lost standard output ends with it, so that
+// `render ... | head` does not leave the reader wondering. Main thread only.
+void note_work_done(std::string what);
+const std::string& work_done();
+
 // Writes the final report to standard output; when that fails or output is closed, writes it
 // to stderr instead, so that it is never lost silently.
 void emit_report(const std::string& text);

@@ -106,6 +106,36 @@ for case in "5 check $src/profiles/demo.yaml --node demo01 --no-peers --json --s
     fail=$((fail + 1))
   fi
 done
+# What a command wrote stays written when its output is lost, and the error says so: exit 4
+# (5 for the failing check, which keeps its own), not a bare "incomplete" that leaves the
+# reader wondering whether the files were written. Without the write (a dry run), no claim.
+out_root=$(mktemp -d)
+for case in "4 its files under $out_root are in place|render $src/profiles/lab.yaml --node lab01 --root $out_root" \
+  "4 its files under $out_root are in place|apply $src/profiles/lab.yaml --node lab01 --offline --root $out_root" \
+  "5 the metrics are in $out_root/ibsetup.prom|check $src/profiles/demo.yaml --node demo01 --no-peers --sysfs-root $src/tests/fixtures/sysfs/hdr-2hca --textfile-dir $out_root" \
+  "4 |render $src/profiles/lab.yaml --node lab02 --root $out_root --dry-run"; do
+  want=${case%%|*}
+  args=${case#*|}
+  done_text=${want#* }
+  want=${want%% *}
+  # shellcheck disable=SC2086 # the case's words are the arguments
+  out=$("$bin" $args 2>&1 >/dev/full)
+  code=$?
+  line="ibsetup: error: cannot write to standard output: No space left on device; what it shows is incomplete${done_text:+, but $done_text}"
+  if [ "$code" = "$want" ] && grep -qxF "$line" <<<"$out"; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL output-lost-after-work (${args%% *}): exit $code (want $want), output: $out"
+    fail=$((fail + 1))
+  fi
+done
+if [ -s "$out_root/ibsetup.prom" ] && [ -n "$(ls "$out_root/etc/NetworkManager/system-connections")" ]; then
+  pass=$((pass + 1))
+else
+  echo "FAIL output-lost-after-work: the files are not there: $(find "$out_root")"
+  fail=$((fail + 1))
+fi
+rm -rf "$out_root"
 # A sysfs file that is there but cannot be read (permission denied, for a user other than
 # root) is a warning naming it and why, not a silent null.
 tree=$(mktemp -d)

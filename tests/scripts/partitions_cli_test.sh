@@ -129,6 +129,12 @@ echo 'Default=0x7fff : ALL=full ;' >"$dir/hand.conf"
 run foreign partitions "$dir/c.yaml" --inventories - --output "$dir/hand.conf" <"$dir/all.txt"
 expect "--output: a hand-kept file is refused (exit 4)" "$code" 4
 expect "--output: ... and left alone" "$(cat "$dir/hand.conf")" 'Default=0x7fff : ALL=full ;'
+# Its report to a full standard output: exit 4, and the error says that the file is in place.
+"$bin" partitions "$dir/c.yaml" --inventories - --output "$dir/full.conf" <"$dir/all.txt" \
+  >/dev/full 2>"$dir/full.err"
+expect "--output, stdout full: exit 4, the file in place and said so" \
+  "$? $(cmp -s "$dir/plain.out" "$dir/full.conf" && echo same) $(cat "$dir/full.err")" \
+  "4 same ibsetup: error: cannot write to standard output: No space left on device; what it shows is incomplete, but $dir/full.conf is in place"
 
 # A SIGTERM while --output is written: during the rename the file is replaced and reported,
 # before it (the file's fsync) the staging is undone and the error says so; either way the
