@@ -25,6 +25,7 @@ std::atomic<bool> g_told{false};
 std::atomic<bool> g_report_moved{false};
 std::atomic<bool> g_changing{false};     // changes_begin() was called
 std::atomic<bool> g_signal_seen{false};  // interrupted() returned true with g_signal set
+std::string g_work_done;                 // note_work_done's, main thread only
 
 extern "C" void on_signal(int sig)
 {
@@ -109,6 +110,13 @@ int release_stop_signals()
   if (!g_held) {
     return 0;
   }
+  // Said even with -q, where nothing else would tell what the signal found done: the files
+  // listed (or not, with -q) before ibsetup ends by it are whole and stay.
+  if (const int sig = TerminationGuard::pending(); sig != 0 && !g_work_done.empty()) {
+    std::cerr << "ibsetup: " << util::signal_name(sig) << " received after the write; "
+              << g_work_done << '\n'
+              << std::flush;
+  }
   const int signal = g_held->release();
   g_held.reset();
   return signal;
@@ -154,10 +162,6 @@ void progress_line(const std::string& line)
     note_failed_write(errno);
   }
 }
-
-namespace {
-std::string g_work_done;
-}  // namespace
 
 void note_work_done(std::string what)
 {

@@ -38,7 +38,8 @@ int unheeded_signal();
 // --apply`, `render`, `apply --offline`, `partitions --output` and a signal after apply's last
 // step, whose report or error would otherwise be lost.
 // Returns the signal when the process is still alive after raising it (PID 1
-// of a PID namespace does not die of a signal it sends itself), else 0.
+// of a PID namespace does not die of a signal it sends itself), else 0. A held signal is
+// first said on standard error with work_done(), when the command noted what it wrote.
 void hold_stop_signals();
 int release_stop_signals();
 
@@ -52,8 +53,9 @@ void progress_line(const std::string& line);
 bool output_loss_said();
 
 // What the command has done that stays done whatever becomes of its output ("the files under
-// /mnt/sysimage were written"): the message of a lost standard output ends with it, so that
-// `render ... | head` does not leave the reader wondering. Main thread only.
+// /mnt/sysimage are in place"): the message of a lost standard output ends with it, so that
+// `render ... | head` does not leave the reader wondering, and so does the line that says a
+// held signal came after the write (release_stop_signals). Main thread only.
 void note_work_done(std::string what);
 const std::string& work_done();
 

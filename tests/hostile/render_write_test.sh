@@ -167,7 +167,7 @@ held_at_second_rename() {
   render "$tmp/labD.yaml" "$1"
   strace -o /dev/null -e trace=renameat,renameat2 \
     -e inject=renameat,renameat2:delay_enter="$2":when=2 \
-    "$bin" render "$profile" --node lab02 --root "$1" >"$1.out" 2>"$1.err" &
+    "$bin" render "$profile" --node lab02 --root "$1" ${3:+"$3"} >"$1.out" 2>"$1.err" &
   s=$!
   for _ in $(seq 1 500); do
     [ "$(grep -l '192\.169\.' "$1/$keyfiles"/*.nmconnection 2>/dev/null | wc -l)" -lt 3 ] && break
@@ -186,7 +186,23 @@ why=""
 [ -z "$why" ] && [ -n "$(find "$root" -name '*.ibsetup-tmp')" ] && why="temporary files left"
 [ -z "$why" ] && [ "$(grep -c "^updated  $root/$keyfiles/ibsetup-.*\.nmconnection\$" "$root.out")" != 3 ] &&
   why="the report lacks the 3 keyfiles: $(cat "$root.out" "$root.err")"
+[ -z "$why" ] && [ "$(cat "$root.err")" != "ibsetup: SIGTERM received after the write; its files under $root are in place" ] &&
+  why="standard error does not say the signal came after the write: $(cat "$root.err")"
 verdict "SIGTERM during the renames: the node completes and is reported" "$why"
+# With -q nothing lists the files: standard error still says that they are in place.
+root=$tmp/term2q
+held_at_second_rename "$root" 1500000 -q
+kill -TERM "$(child_of "$s")"
+wait "$s"
+code=$?
+why=""
+[ "$code" = 143 ] || why="exit $code, want 143 (SIGTERM after the renames)"
+[ -z "$why" ] && [ "$(grep -l '192\.169\.' "$root/$keyfiles"/*.nmconnection | wc -l)" = 0 ] ||
+  why=${why:-"half a node: $(grep -H address "$root/$keyfiles"/*)"}
+[ -z "$why" ] && [ -s "$root.out" ] && why="-q printed: $(cat "$root.out")"
+[ -z "$why" ] && [ "$(cat "$root.err")" != "ibsetup: SIGTERM received after the write; its files under $root are in place" ] &&
+  why="standard error does not say the files are in place: $(cat "$root.err")"
+verdict "SIGTERM during the renames with -q: said on standard error" "$why"
 
 # 4b. SIGKILL between two renames leaves the temporary files of the files not yet renamed; a
 # later render removes them, also where the file it wants is already there (the profile put
