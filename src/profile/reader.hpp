@@ -11,6 +11,16 @@ namespace ibsetup::profile::detail {
 
 void read_profile(const YamlNode& root, Profile& profile, Diagnostics& diags);
 
+// Port numbers are 8 bits and 255 is no port (a forwarding table's "drop", OpenSM's
+// OSM_NO_PATH): a port is 1-254, as the partitions' inventories take it, so that every port a
+// profile declares is one they can name.
+constexpr int k_max_port = 254;
+
+// One `hcas:` entry of a group (reader_hca.cpp).
+void read_hca(const Entry& item, HcaSpec& hca, Diagnostics& diags);
+// An RDMA device name that device_name_problem accepts.
+Setting<std::string> read_device_name(const Entry& e, Diagnostics& diags);
+
 // The optional `partitions:` section (reader_partitions.cpp).
 void read_partitions(const Entry& section, Profile& profile, Diagnostics& diags);
 

@@ -121,7 +121,7 @@ def check_ibsetup8(binary, page):
 
 
 def check_profile5(src, page):
-    # reader.cpp and the readers of its sections (reader_partitions.cpp).
+    # reader.cpp and the readers of its sections (reader_hca.cpp, reader_partitions.cpp, ...).
     reader = "".join(p.read_text() for p in sorted((src / "src/profile").glob("reader*.cpp")))
     keys = set()
     # Key lists given to MapReader ({"port", "link_type", ...}) and the interface keys.
