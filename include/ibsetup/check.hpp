@@ -204,8 +204,8 @@ std::string textfile_temp_path(const std::string& dir);
 // Replaces DIR/ibsetup.prom with text atomically: the temporary file (O_EXCL, mode 0644 whatever
 // the umask), fsync, rename, fsync of DIR. Throws EnvironmentError naming the file and the
 // reason (an empty dir too); the temporary file is gone again on every error. After the rename
-// it removes the temporary files of writers killed at least ten minutes ago (SIGKILL leaves
-// them): plain files of that name whose process no longer exists.
+// it removes the temporary files that killed writers left (SIGKILL): plain files of that name
+// whose process no longer exists and that were last written at least ten minutes ago.
 void write_textfile(const std::string& dir, const std::string& text);
 
 }  // namespace ibsetup::check

@@ -24,8 +24,11 @@ std::string join(const std::string& dir, const std::string& name)
   return !dir.empty() && dir.back() == '/' ? dir + name : dir + "/" + name;
 }
 
-// /proc/sys/kernel/pid_max cannot exceed 2^22 (PID_MAX_LIMIT on 64-bit).
-constexpr long long k_max_pid = 4194304;
+// /proc/sys/kernel/pid_max cannot exceed 2^22 (PID_MAX_LIMIT on 64-bit): pids end below it.
+constexpr long long k_max_pid = 4194303;
+// How many directory entries the sweep looks at: a textfile directory holds a few dozen files,
+// and one grown huge must not hold up the check (the sweep runs before Slurm is told).
+constexpr int k_max_swept_entries = 10000;
 
 std::string why(const std::string& path, const char* what, int err)
 {
@@ -91,7 +94,9 @@ void remove_killed_temps(int dfd, time_t now)
   }
   ::rewinddir(d);
   const pid_t self = ::getpid();
-  while (const dirent* e = ::readdir(d)) {
+  int seen = 0;
+  for (const dirent* e = nullptr; seen < k_max_swept_entries && (e = ::readdir(d)) != nullptr;
+       ++seen) {
     const pid_t pid = temp_pid(e->d_name);
     if (pid == 0 || pid == self) {
       continue;
@@ -107,6 +112,9 @@ void remove_killed_temps(int dfd, time_t now)
     if (::kill(pid, 0) == 0 || errno != ESRCH) {
       continue;
     }
+    // Not closed: a new process given this pid between kill() and here, which then took the
+    // leftover over (write_textfile does), loses its temporary file and reports the failed
+    // rename. That needs the pid to come round again within microseconds.
     ::unlinkat(dfd, e->d_name, 0);
   }
   ::closedir(d);

@@ -1,4 +1,5 @@
-// What write_textfile (include/ibsetup/check.hpp) does after its rename, apart for its tests.
+// What write_textfile (include/ibsetup/check.hpp) does after its rename, kept apart for its
+// tests.
 #pragma once
 
 #include <ctime>
@@ -10,8 +11,9 @@ constexpr long k_killed_temp_age_s = 600;
 
 // Removes from the directory open at dfd the temporary files of killed writers: plain files
 // named as textfile_temp_path names them whose process no longer exists (kill(pid, 0) says
-// ESRCH) and whose last change is at least k_killed_temp_age_s before now. Everything else,
-// links included, is left alone. Errors are ignored: the textfile is already in place.
+// ESRCH) and whose last write is at least k_killed_temp_age_s before now. Everything else,
+// links included, is left alone, and so is whatever comes after the first 10,000 entries.
+// Errors are ignored: the textfile is already in place.
 void remove_killed_temps(int dfd, time_t now);
 
 }  // namespace ibsetup::check

@@ -188,10 +188,7 @@ int finish_output(int code, const SafeOutput& safe_output)
   // way) writes nothing at this flush, and errno says nothing.
   const int error = safe_output.stdout_error() != 0 ? safe_output.stdout_error() : errno;
   if (!output_loss_said()) {
-    print_error(std::string("cannot write to standard output") +
-                (error != 0 ? std::string(": ") + std::strerror(error) : std::string()) +
-                "; what it shows is incomplete" +
-                (work_done().empty() ? std::string() : ", but " + work_done()));
+    print_error(lost_output_text(error, work_done()));
   }
   // plan --detailed-exitcode's 6 is news, not a failure: lost output outranks it.
   return code != 0 && code != exit_code(ErrorKind::changes_pending)

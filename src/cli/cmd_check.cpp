@@ -271,20 +271,27 @@ int CheckCommands::check()
   // standard output, which a reader that does not read can block for ever.
   std::string textfile_error;
   const auto started = std::chrono::steady_clock::now();
+  // What a lost standard output leaves said: the metrics were written all the same.
+  const std::string metrics_written =
+      m_textfile_dir.empty()
+          ? std::string()
+          : "the metrics are in " +
+                util::escape_text(m_textfile_dir + (m_textfile_dir.back() == '/' ? "" : "/") +
+                                  check::k_textfile_name);
+  // Whether the textfile was written; on the watchdog's thread or, once it is disarmed, on
+  // this one.
   const auto write_metrics = [&](const check::CheckOutcome& outcome) {
     if (!textfile_refused.empty()) {
       textfile_error = textfile_refused;
     } else if (!m_textfile_dir.empty()) {
       try {
         write_textfile(m_textfile_dir, check::outcome_to_metrics(outcome));
-        const bool slash = m_textfile_dir.back() == '/';
-        note_work_done(
-            "the metrics are in " +
-            util::escape_text(m_textfile_dir + (slash ? "" : "/") + check::k_textfile_name));
+        return true;
       } catch (const Error& e) {
         textfile_error = e.what();
       }
     }
+    return false;
   };
   const auto print_report = [&](const check::CheckOutcome& outcome) {
     std::cout << (m_format == "openmetrics" ? check::outcome_to_metrics(outcome)
@@ -299,7 +306,7 @@ int CheckCommands::check()
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     timed_out.finished_s =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    write_metrics(timed_out);
+    const bool written = write_metrics(timed_out);
     std::optional<check::SlurmOutcome> slurm;
     if (m_slurm_drain) {
       // A hung check is a node to take out of service, like a failed one.
@@ -307,9 +314,14 @@ int CheckCommands::check()
       slurm = check::slurm_update(timed_out.report, slurm_node, m_scontrol,
                                   std::chrono::steady_clock::now());
     }
+    errno = 0;
     print_report(timed_out);
     if (slurm) {
       print_slurm(*slurm);
+    }
+    // The process ends here (exit_now), not through run()'s check of standard output.
+    if (const int error = errno; !std::cout.good()) {
+      print_error(lost_output_text(error, written ? metrics_written : std::string()));
     }
     if (!textfile_error.empty()) {
       std::cerr << "ibsetup: error: " << util::escape_text(textfile_error) << '\n';
@@ -322,7 +334,9 @@ int CheckCommands::check()
     // The verdict is in: from here on neither the writes nor Slurm may be cut short by the
     // watchdog (that would give a second, contradicting report).
     watchdog.disarm();
-    write_metrics(outcome);
+    if (write_metrics(outcome)) {
+      note_work_done(metrics_written);
+    }
   };
   const auto outcome = check::run_check(o, hooks);
   print_warnings(outcome.warnings, m_quiet);

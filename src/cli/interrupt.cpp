@@ -113,7 +113,7 @@ int release_stop_signals()
   // Said even with -q, where nothing else would tell what the signal found done: the files
   // listed (or not, with -q) before ibsetup ends by it are whole and stay.
   if (const int sig = TerminationGuard::pending(); sig != 0 && !g_work_done.empty()) {
-    std::cerr << "ibsetup: " << util::signal_name(sig) << " received after the write; "
+    std::cerr << "ibsetup: " << util::signal_name(sig) << " held until the write was complete; "
               << g_work_done << '\n'
               << std::flush;
   }
@@ -171,6 +171,13 @@ void note_work_done(std::string what)
 const std::string& work_done()
 {
   return g_work_done;
+}
+
+std::string lost_output_text(int error, const std::string& done)
+{
+  return std::string("cannot write to standard output") +
+         (error != 0 ? std::string(": ") + std::strerror(error) : std::string()) +
+         "; what it shows is incomplete" + (done.empty() ? std::string() : ", but " + done);
 }
 
 bool output_loss_said()

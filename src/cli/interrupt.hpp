@@ -59,6 +59,10 @@ bool output_loss_said();
 void note_work_done(std::string what);
 const std::string& work_done();
 
+// The error for a standard output that could not be written (error: the failed write's errno,
+// 0 when unknown), ending with done when that is not empty.
+std::string lost_output_text(int error, const std::string& done);
+
 // Writes the final report to standard output; when that fails or output is closed, writes it
 // to stderr instead, so that it is never lost silently.
 void emit_report(const std::string& text);

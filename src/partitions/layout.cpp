@@ -76,6 +76,11 @@ std::string partition_label(const Partition& p)
 
 }  // namespace
 
+std::string port_name(const std::string& device, int port)
+{
+  return device + "/" + std::to_string(port);
+}
+
 std::optional<int> ib_mtu_code(int bytes)
 {
   for (int code = 1; code <= 5; ++code) {

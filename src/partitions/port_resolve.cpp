@@ -83,9 +83,4 @@ const InventoryPort* resolve_port(const InventoryHost& inv, const profile::Resol
   return found;
 }
 
-std::string port_name(const std::string& device, int port)
-{
-  return device + "/" + std::to_string(port);
-}
-
 }  // namespace ibsetup::partitions

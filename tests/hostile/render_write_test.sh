@@ -186,7 +186,7 @@ why=""
 [ -z "$why" ] && [ -n "$(find "$root" -name '*.ibsetup-tmp')" ] && why="temporary files left"
 [ -z "$why" ] && [ "$(grep -c "^updated  $root/$keyfiles/ibsetup-.*\.nmconnection\$" "$root.out")" != 3 ] &&
   why="the report lacks the 3 keyfiles: $(cat "$root.out" "$root.err")"
-[ -z "$why" ] && [ "$(cat "$root.err")" != "ibsetup: SIGTERM received after the write; its files under $root are in place" ] &&
+[ -z "$why" ] && [ "$(cat "$root.err")" != "ibsetup: SIGTERM held until the write was complete; its files under $root are in place" ] &&
   why="standard error does not say the signal came after the write: $(cat "$root.err")"
 verdict "SIGTERM during the renames: the node completes and is reported" "$why"
 # With -q nothing lists the files: standard error still says that they are in place.
@@ -200,7 +200,7 @@ why=""
 [ -z "$why" ] && [ "$(grep -l '192\.169\.' "$root/$keyfiles"/*.nmconnection | wc -l)" = 0 ] ||
   why=${why:-"half a node: $(grep -H address "$root/$keyfiles"/*)"}
 [ -z "$why" ] && [ -s "$root.out" ] && why="-q printed: $(cat "$root.out")"
-[ -z "$why" ] && [ "$(cat "$root.err")" != "ibsetup: SIGTERM received after the write; its files under $root are in place" ] &&
+[ -z "$why" ] && [ "$(cat "$root.err")" != "ibsetup: SIGTERM held until the write was complete; its files under $root are in place" ] &&
   why="standard error does not say the files are in place: $(cat "$root.err")"
 verdict "SIGTERM during the renames with -q: said on standard error" "$why"
 

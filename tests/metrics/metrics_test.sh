@@ -245,6 +245,13 @@ expect "timeout: the failure in the textfile" \
   'ibsetup_check_failed{id="timeout",subject="hdr01"} 1 ibsetup_check_ok 0 '
 expect "timeout: no temporary file of its own" "$(ls -A "$dir" | tr '\n' ' ')" \
   ".ibsetup.prom.1.tmp ibsetup.prom "
+# The watchdog's report to a full standard output: the process ends on the watchdog's thread,
+# which used to say nothing of the lost report; now it does, and that the metrics are written.
+"$ibsetup" check "$profile" --node hdr01 --inventory - --timeout 1 \
+  --textfile-dir "$dir" <"$work/hang" >/dev/full 2>"$work/err"
+expect "timeout, standard output full: exit 5, the loss said, the metrics written" \
+  "$? $(cat "$work/err")" \
+  "5 ibsetup: error: cannot write to standard output: No space left on device; what it shows is incomplete, but the metrics are in $dir/ibsetup.prom"
 rm -f "$dir/.ibsetup.prom.1.tmp"
 exec 8>&-
 

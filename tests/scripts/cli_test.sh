@@ -108,11 +108,13 @@ for case in "5 check $src/profiles/demo.yaml --node demo01 --no-peers --json --s
 done
 # What a command wrote stays written when its output is lost, and the error says so: exit 4
 # (5 for the failing check, which keeps its own), not a bare "incomplete" that leaves the
-# reader wondering whether the files were written. Without the write (a dry run), no claim.
+# reader wondering whether the files were written. Without the write (a dry run, a textfile
+# directory that is not there), no claim.
 out_root=$(mktemp -d)
 for case in "4 its files under $out_root are in place|render $src/profiles/lab.yaml --node lab01 --root $out_root" \
   "4 its files under $out_root are in place|apply $src/profiles/lab.yaml --node lab01 --offline --root $out_root" \
   "5 the metrics are in $out_root/ibsetup.prom|check $src/profiles/demo.yaml --node demo01 --no-peers --sysfs-root $src/tests/fixtures/sysfs/hdr-2hca --textfile-dir $out_root" \
+  "5 |check $src/profiles/demo.yaml --node demo01 --no-peers --sysfs-root $src/tests/fixtures/sysfs/hdr-2hca --textfile-dir $out_root/none" \
   "4 |render $src/profiles/lab.yaml --node lab02 --root $out_root --dry-run"; do
   want=${case%%|*}
   args=${case#*|}

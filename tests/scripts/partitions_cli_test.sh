@@ -163,10 +163,15 @@ if command -v strace >/dev/null && [ "$(uname -m)" = x86_64 ]; then
   expect "SIGTERM during the rename: replaced, reported, exit 143" \
     "$code $(cat "$dir/sig-rename.out") $(cmp -s "$dir/plain.out" "$dir/sig-rename.conf" && echo same)" \
     "143 $dir/sig-rename.conf: created (3 partitions, 5 members) same"
+  expect "SIGTERM during the rename: standard error says the file is in place" \
+    "$(cat "$dir/sig-rename.err")" \
+    "ibsetup: SIGTERM held until the write was complete; $dir/sig-rename.conf is in place"
   term_during fsync 74 sig-stage
   expect "SIGTERM while staging: undone and said, exit 143" \
     "$code $(grep -c "interrupted (SIGTERM) before any file was replaced; nothing was written under $dir" "$dir/sig-stage.err") $(find "$dir" -name '*sig-stage.conf*' | wc -l)" \
     "143 1 0"
+  expect "SIGTERM while staging: no claim that anything is in place" \
+    "$(grep -c 'in place' "$dir/sig-stage.err")" 0
 else
   echo "skip partitions --output and signals: strace missing, or not x86_64"
 fi

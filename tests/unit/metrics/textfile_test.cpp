@@ -140,10 +140,15 @@ TEST(Textfile, OnlyOldPlainFilesOfDeadPidsAreRemoved)
   const fs::path victim = dir.path() / "victim";
   std::ofstream(victim) << "keep\n";
   make_old(victim);
-  std::vector<std::string> kept = {
-      temp(std::to_string(::getppid())), temp("0" + dead), dead + ".tmp",
-      ".ibsetup.prom." + dead,           temp(dead) + "x", temp("99999999999"),
-      ".other.prom." + dead + ".tmp",    "victim"};
+  std::vector<std::string> kept = {temp(std::to_string(::getppid())),
+                                   temp("0" + dead),
+                                   dead + ".tmp",
+                                   ".ibsetup.prom." + dead,
+                                   temp(dead) + "x",
+                                   temp("99999999999"),
+                                   temp("4194304"),
+                                   ".other.prom." + dead + ".tmp",
+                                   "victim"};
   for (const auto& name : kept) {
     if (name != "victim") {
       std::ofstream(dir.path() / name) << "x\n";
@@ -153,15 +158,16 @@ TEST(Textfile, OnlyOldPlainFilesOfDeadPidsAreRemoved)
   const std::string young = ".ibsetup.prom.4194303.tmp";
   std::ofstream(dir.path() / young) << "x\n";
   kept.push_back(young);
-  // A link and a directory at a dead pid's name, both old.
+  // A link and a FIFO at a dead pid's name, both old.
   const std::string link = temp(std::to_string(dead_pid()));
   fs::create_symlink(victim, dir.path() / link);
   make_old(dir.path() / link, false);
   kept.push_back(link);
-  const std::string subdir = temp(std::to_string(dead_pid()));
-  fs::create_directory(dir.path() / subdir);
-  make_old(dir.path() / subdir);
-  kept.push_back(subdir);
+  // A FIFO, which unlinkat would remove as readily as a plain file.
+  const std::string fifo = temp(std::to_string(dead_pid()));
+  ASSERT_EQ(::mkfifo((dir.path() / fifo).c_str(), 0600), 0);
+  make_old(dir.path() / fifo);
+  kept.push_back(fifo);
   std::ofstream(dir.path() / temp(dead)) << "killed\n";
   make_old(dir.path() / temp(dead));
 
