@@ -174,34 +174,30 @@ held_at_second_rename() {
     sleep 0.02
   done
 }
+# term_at_second_rename ROOT [-q]: that render stopped by SIGTERM at its second rename; $why
+# says what is wrong with the exit, the node or the line on standard error.
+term_at_second_rename() {
+  held_at_second_rename "$1" 1500000 ${2:+"$2"}
+  kill -TERM "$(child_of "$s")"
+  wait "$s"
+  code=$?
+  why=""
+  [ "$code" = 143 ] || why="exit $code, want 143 (SIGTERM after the renames)"
+  [ -z "$why" ] && [ "$(grep -l '192\.169\.' "$1/$keyfiles"/*.nmconnection | wc -l)" = 0 ] ||
+    why=${why:-"half a node: $(grep -H address "$1/$keyfiles"/*)"}
+  [ -z "$why" ] && [ -n "$(find "$1" -name '*.ibsetup-tmp')" ] && why="temporary files left"
+  [ -z "$why" ] && [ "$(cat "$1.err")" != "ibsetup: SIGTERM held until the write was complete; its files under $1 are in place" ] &&
+    why="standard error does not say the files are in place: $(cat "$1.err")"
+}
 root=$tmp/term2
-held_at_second_rename "$root" 1500000
-kill -TERM "$(child_of "$s")"
-wait "$s"
-code=$?
-why=""
-[ "$code" = 143 ] || why="exit $code, want 143 (SIGTERM after the renames)"
-[ -z "$why" ] && [ "$(grep -l '192\.169\.' "$root/$keyfiles"/*.nmconnection | wc -l)" = 0 ] ||
-  why=${why:-"half a node: $(grep -H address "$root/$keyfiles"/*)"}
-[ -z "$why" ] && [ -n "$(find "$root" -name '*.ibsetup-tmp')" ] && why="temporary files left"
+term_at_second_rename "$root"
 [ -z "$why" ] && [ "$(grep -c "^updated  $root/$keyfiles/ibsetup-.*\.nmconnection\$" "$root.out")" != 3 ] &&
   why="the report lacks the 3 keyfiles: $(cat "$root.out" "$root.err")"
-[ -z "$why" ] && [ "$(cat "$root.err")" != "ibsetup: SIGTERM held until the write was complete; its files under $root are in place" ] &&
-  why="standard error does not say the signal came after the write: $(cat "$root.err")"
 verdict "SIGTERM during the renames: the node completes and is reported" "$why"
 # With -q nothing lists the files: standard error still says that they are in place.
 root=$tmp/term2q
-held_at_second_rename "$root" 1500000 -q
-kill -TERM "$(child_of "$s")"
-wait "$s"
-code=$?
-why=""
-[ "$code" = 143 ] || why="exit $code, want 143 (SIGTERM after the renames)"
-[ -z "$why" ] && [ "$(grep -l '192\.169\.' "$root/$keyfiles"/*.nmconnection | wc -l)" = 0 ] ||
-  why=${why:-"half a node: $(grep -H address "$root/$keyfiles"/*)"}
+term_at_second_rename "$root" -q
 [ -z "$why" ] && [ -s "$root.out" ] && why="-q printed: $(cat "$root.out")"
-[ -z "$why" ] && [ "$(cat "$root.err")" != "ibsetup: SIGTERM held until the write was complete; its files under $root are in place" ] &&
-  why="standard error does not say the files are in place: $(cat "$root.err")"
 verdict "SIGTERM during the renames with -q: said on standard error" "$why"
 
 # 4b. SIGKILL between two renames leaves the temporary files of the files not yet renamed; a
