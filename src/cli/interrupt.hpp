@@ -55,7 +55,7 @@ bool output_loss_said();
 // What the command has done that stays done whatever becomes of its output ("the files under
 // /mnt/sysimage are in place"): the message of a lost standard output ends with it, so that
 // `render ... | head` does not leave the reader wondering, and so does the line that says a
-// held signal came after the write (release_stop_signals). Main thread only.
+// held signal waited for the write (release_stop_signals). Main thread only.
 void note_work_done(std::string what);
 const std::string& work_done();
 
