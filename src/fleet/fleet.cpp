@@ -9,8 +9,6 @@
 #include <ibsetup/hostlist.hpp>
 
 #include <algorithm>
-#include <set>
-#include <tuple>
 
 namespace ibsetup::check {
 
@@ -71,131 +69,12 @@ Status parse_status(const std::string& text)
                    "' is not pass, warn, fail or skip");
 }
 
-// Words that end up before ": " on a line but are programs, not hosts: with `clush -N` a
-// host's stderr ("ibsetup: error: ...", "ssh: connect to host ...") comes without a prefix.
-bool is_program_word(const std::string& word)
-{
-  static const std::set<std::string> words = {"clush", "ibsetup", "ssh",     "sudo",
-                                              "pdsh",  "Warning", "warning", "error"};
-  return words.count(word) > 0;
-}
-
-// The host named by "HOST: rest", or "" when the line does not start that way. "HOST:" alone
-// is clush's prefix for an empty line of the host (trimmed of its trailing space).
-std::string prefix_host(std::string_view line, std::string_view& rest)
-{
-  auto colon = line.find(": ");
-  if (colon == std::string_view::npos) {
-    if (line.empty() || line.back() != ':') {
-      return "";
-    }
-    colon = line.size() - 1;
-  }
-  std::string host(line.substr(0, colon));
-  if (!is_valid_hostname(host)) {
-    return "";
-  }
-  rest = colon + 2 <= line.size() ? line.substr(colon + 2) : std::string_view();
-  return host;
-}
-
-// The hosts of "HOSTLIST: rest" when HOSTLIST is a bracketed hostlist of at most
-// k_max_folded valid names, or a list with the count clush -L and -b add ("cn[01-02] (2)");
-// rest is what follows. Empty for anything else.
-std::vector<std::string> folded_hosts(std::string_view line, std::string_view& rest)
-{
-  constexpr size_t k_max_folded = 65536;
-  const auto colon = line.find(": ");
-  auto list = line.substr(0, colon);
-  if (colon == std::string_view::npos) {
-    return {};
-  }
-  bool counted = false;
-  if (const auto open = list.rfind(" (");
-      open != std::string_view::npos && list.back() == ')' &&
-      util::parse_unsigned(list.substr(open + 2, list.size() - open - 3))) {
-    list = list.substr(0, open);
-    counted = true;
-  }
-  if (!counted && list.find('[') == std::string_view::npos) {
-    return {};
-  }
-  std::vector<std::string> hosts;
-  try {
-    hosts = expand_hostlist(list, k_max_folded);
-  } catch (const HostlistError&) {
-    return {};
-  }
-  if (!std::all_of(hosts.begin(), hosts.end(),
-                   [](const std::string& h) { return is_valid_hostname(h); })) {
-    return {};
-  }
-  rest = line.substr(colon + 2);
-  return hosts;
-}
-
 // What clush, pdsh or ssh says when a run did not reach the host or did not finish: such a
 // line after a host's passing result undoes it. An exit status other than ssh's 255 does not:
 // check exits 4 on a healthy node whose Slurm update or textfile write failed.
 bool not_reached_or_finished(std::string_view message, bool ssh)
 {
   return ssh || classify_tool_note(message) == ToolNote::not_finished;
-}
-
-// pdsh's prefix for what it says about a host, "pdsh@NODE: " (NODE: where pdsh runs); rest is
-// what follows it.
-bool pdsh_prefix(std::string_view line, std::string_view& rest)
-{
-  constexpr std::string_view tag = "pdsh@";
-  const auto colon = line.find(": ");
-  if (line.substr(0, tag.size()) != tag || colon == std::string_view::npos ||
-      !is_valid_hostname(line.substr(tag.size(), colon - tag.size()))) {
-    return false;
-  }
-  rest = line.substr(colon + 2);
-  return true;
-}
-
-// The host pdsh names when its timeout ends a command: "sending signal 15 to cn007.site
-// [COMMAND] pid 2005" (COMMAND: ssh, or the command of its exec module), its one line without
-// its prefix, as pdsh names the host elsewhere (cn007); "" for any other line.
-std::string pdsh_signalled_host(std::string_view line)
-{
-  constexpr std::string_view tag = "sending signal ";
-  constexpr std::string_view to = " to ";
-  constexpr std::string_view pid = "] pid ";
-  if (line.substr(0, tag.size()) != tag) {
-    return "";
-  }
-  const size_t to_at = line.find(to, tag.size());
-  const size_t host = to_at + to.size();
-  const size_t bracket = to_at == std::string_view::npos ? to_at : line.find(" [", host);
-  const size_t pid_at = line.rfind(pid);
-  if (bracket == std::string_view::npos || pid_at == std::string_view::npos ||
-      !util::parse_unsigned(line.substr(tag.size(), to_at - tag.size())) ||
-      !util::parse_unsigned(line.substr(pid_at + pid.size()))) {
-    return "";
-  }
-  auto name = line.substr(host, bracket - host);
-  if (!is_valid_hostname(name)) {
-    return "";
-  }
-  // This line has the name given to -w; pdsh's others, and its prefix, have it up to the
-  // first dot unless it starts with a digit (an address): the same host is named so.
-  if (name.front() < '0' || name.front() > '9') {
-    name = name.substr(0, name.find('.'));
-  }
-  return std::string(name);
-}
-
-// What ssh, not the command on the host, said: the host was not reached (clush then reports
-// exit code 255). ssh prefixes most of its errors with "ssh:", not these.
-bool is_ssh_diagnostic(std::string_view text)
-{
-  static const std::string_view starts[] = {"ssh: ", "Permission denied (",
-                                            "Host key verification failed."};
-  return std::any_of(std::begin(starts), std::end(starts),
-                     [&](std::string_view s) { return text.substr(0, s.size()) == s; });
 }
 
 // What keeping these bytes costs, roughly: the text and a string's own size.
@@ -283,16 +162,6 @@ private:
 };
 
 }  // namespace
-
-ToolNote classify_tool_note(std::string_view message)
-{
-  const auto has = [&](std::string_view s) { return message.find(s) != std::string_view::npos; };
-  if (has("command timeout") || has("exit code 255") || has("killed by signal") ||
-      message.substr(0, 15) == "sending signal ") {
-    return ToolNote::not_finished;
-  }
-  return has("exited with exit code") ? ToolNote::exit_status : ToolNote::other;
-}
 
 Report parse_check_json(const std::string& text, bool* reported_ok)
 {

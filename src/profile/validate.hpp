@@ -30,6 +30,10 @@ void check_mtu(const Profile& profile, const InterfaceSpec& spec, const Interfac
 // and the MTU rule for every host override.
 void check_addresses(const Profile& profile, Diagnostics& diags);
 
+// Each group's `checks:` section: peers that are hosts of the file, check ids and groups that
+// exist, and counter limits that name a kernel port counter (validate_checks.cpp).
+void check_checks(const Profile& profile, Diagnostics& diags);
+
 // One backend per node: the backends its interfaces ask for (through defaults, the group or a
 // host override) agree, auto aside. Reported once per group, at the second backend.
 void check_backends(const Profile& profile, Diagnostics& diags);
