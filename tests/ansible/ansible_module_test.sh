@@ -433,22 +433,42 @@ expect "odd plan actions in check mode: changed, no traceback" \
   "$(field plan '(r["failed"], r["changed"], r["diff"]["prepared"].count("\n"))')" "(False, True, 3)"
 # Check mode is apply's dry run with the task's backend: with NetworkManager, a node whose
 # kernel state is in order but whose profiles are not active is changed (the would-be steps
-# in the diff); the firmware step's link types come first. (Output of tests/nm's dry runs.)
+# in the diff). (Output of tests/nm's dry runs.) A link type to set comes first, and then the
+# real run stops for the reboot (exit 9): check mode says reboot_required, and the interfaces'
+# steps are listed as after the reboot.
 printf '{"host":"n1","declared":true,"queried":true,"devices":[{"device":"mlx5_0","pci":"0000:3b:00.0","ports":[{"port":1,"desired":"ib","next_boot":"eth","running":"Ethernet","change":true,"reboot_pending":false}]}],"changes":1,"reboot_required":false,"applied":false,"done":[],"failure":null,"warnings":[]}\n{"host":"n1","backend":"networkmanager","ok":true,"changes":0,"done":["would update ibsetup-ib0 (infiniband.mtu)","would activate ibsetup-ib0"],"unchanged":[],"foreign":[],"rollback":[],"not_converged":[],"checkpoint":"","failure":null}\n' \
   >"$work/replay/nmdry.out"
 stand_in nmdry 0 "$work/replay/nmdry.out"
 replay nmdry -e "profile=$work/two.yaml" -e backend=networkmanager --check
 expect "check mode runs apply --dry-run with the backend" \
   "$(head -5 "$work/replay/nmdry.argv" | tr '\n' ' ')" "apply --dry-run --json --backend networkmanager "
-expect "NetworkManager check mode: changed, firmware then profiles in the diff" \
-  "$(field nmdry '(r["failed"], r["changed"], r["diff"]["prepared"].splitlines()[1:], r["report"]["backend"])')" \
-  "(False, True, ['  firmware mlx5_0 port 1: next boot eth -> ib', '  would update ibsetup-ib0 (infiniband.mtu)', '  would activate ibsetup-ib0'], 'networkmanager')"
+expect "NetworkManager check mode: changed, firmware then profiles after the reboot" \
+  "$(field nmdry '(r["failed"], r["changed"], r["reboot_required"], r["diff"]["prepared"].splitlines(), r["report"]["backend"])')" \
+  "(False, True, True, ['plan for n1: 1 changes, then a reboot; the interfaces wait for it', '  firmware mlx5_0 port 1: next boot eth -> ib', '  after the reboot: would update ibsetup-ib0 (infiniband.mtu)', '  after the reboot: would activate ibsetup-ib0'], 'networkmanager')"
+# A link type an earlier run set, waiting for the reboot: the real run changes nothing and
+# exits 9, so check mode is not changed, and says reboot_required.
+sed 's/"change":true,"reboot_pending":false/"change":false,"reboot_pending":true/; s/"changes":1,/"changes":0,/' \
+  "$work/replay/nmdry.out" >"$work/replay/pending.out"
+stand_in pending 0 "$work/replay/pending.out"
+replay pending -e "profile=$work/two.yaml" -e backend=networkmanager --check
+expect "check mode, a reboot pending from an earlier run: not changed, reboot_required" \
+  "$(field pending '(r["failed"], r["changed"], r["reboot_required"], len(r["diff"]["prepared"].splitlines()))')" \
+  "(False, False, True, 3)"
 printf '{"host":"n1","backend":"networkmanager","ok":true,"changes":0,"done":[],"unchanged":["ibsetup-ib0"],"foreign":[],"rollback":[],"not_converged":[],"checkpoint":"","failure":null}\n' \
   >"$work/replay/nmsame.out"
 stand_in nmsame 0 "$work/replay/nmsame.out"
 replay nmsame -e "profile=$work/two.yaml" -e backend=networkmanager --check
-expect "NetworkManager check mode, nothing to do: not changed" \
-  "$(field nmsame '(r["failed"], r["changed"])')" "(False, False)"
+expect "NetworkManager check mode, nothing to do: not changed, no reboot" \
+  "$(field nmsame '(r["failed"], r["changed"], r["reboot_required"])')" "(False, False, False)"
+# state=checked: a failed check's message quotes sysfs and peers; decoded by json.loads, its
+# control characters would reach msg raw (a forged line, a cleared terminal).
+printf '{"host":"n1","ok":false,"checks":[{"id":"ip.peer","subject":"cn002","status":"fail","message":"cn002: \\u001b[2J ALL OK\\nfake line"}]}\n' \
+  >"$work/replay/hostile.out"
+stand_in hostile 5 "$work/replay/hostile.out"
+replay hostile -e "profile=$work/two.yaml" -e state=checked
+expect "state=checked: control characters in msg escaped" \
+  "$(field hostile '(r["failed"], "\n" in r["msg"], "\x1b" in r["msg"], "cn002: \\x1b[2J ALL OK\\x0afake line" in r["msg"])')" \
+  "(True, False, False, True)"
 # A missing executable is named, with no rc that would read as ibsetup's own exit codes.
 ansible-playbook -i localhost, "$here/replay.yml" -e "ibsetup=$work/replay/no-such-ibsetup" \
   -e "result_file=$work/replay/missing.json" -e "profile=$work/two.yaml" >"$work/replay/missing.log" 2>&1

@@ -139,13 +139,13 @@ EXAMPLES = r'''
 
     - name: Reboot when a firmware link type changed
       ansible.builtin.reboot:
-      when: ib.reboot_required
+      when: ib.reboot_required | default(false)
 
     - name: Apply again after the reboot (the interfaces were left alone)
       ibsetup.ibsetup.ibsetup:
         profile: /etc/ibsetup/cluster.yaml
         backend: networkmanager
-      when: ib.reboot_required
+      when: ib.reboot_required | default(false)
 
     - name: Fail the node when the fabric is not healthy
       ibsetup.ibsetup.ibsetup:
@@ -211,7 +211,10 @@ reboot_required:
   description: A firmware link type takes effect at the next boot (set by this run or an
     earlier one); the interfaces were not changed (exit 9), or a later firmware step failed
     (exit 4) after this one was set. Reboot, then run the module again.
-  returned: state=applied, not in check mode
+    In check mode, whether the real run would stop after the firmware step for a reboot; the
+    diff then lists the interfaces' changes as C(after the reboot), and I(changed) counts the
+    link types only.
+  returned: state=applied
   type: bool
   sample: false
 check:
@@ -433,17 +436,29 @@ class Runner(object):
                 self.module.warn('ibsetup: %s' % shown(w))
 
 
-def firmware_lines(doc):
-    """The link types a firmware step would set (its JSON's ports with change true)."""
-    lines = []
+def firmware_ports(doc):
+    """(device, port) pairs of a firmware step's JSON, of the right shapes only."""
     devices = doc.get('devices') if isinstance(doc.get('devices'), list) else []
     for d in devices:
         ports = d.get('ports') if isinstance(d, dict) and isinstance(d.get('ports'), list) else []
         for p in ports:
-            if isinstance(p, dict) and p.get('change') is True:
-                lines.append('firmware %s port %s: next boot %s -> %s' % (
-                    d.get('device'), p.get('port'), p.get('next_boot'), p.get('desired')))
-    return lines
+            if isinstance(p, dict):
+                yield d, p
+
+
+def firmware_lines(doc):
+    """The link types a firmware step would set (its JSON's ports with change true)."""
+    return ['firmware %s port %s: next boot %s -> %s' % (
+        d.get('device'), p.get('port'), p.get('next_boot'), p.get('desired'))
+        for d, p in firmware_ports(doc) if p.get('change') is True]
+
+
+def firmware_waits_for_reboot(doc):
+    """Whether apply would stop after its firmware step (exit 9): a link type it sets, or one
+    an earlier run set, takes effect at the next boot, and the interfaces wait for it."""
+    return doc.get('reboot_required') is True or any(
+        p.get('change') is True or p.get('reboot_pending') is True
+        for _, p in firmware_ports(doc))
 
 
 def do_preview(runner, params):
@@ -465,21 +480,35 @@ def do_preview(runner, params):
         runner.fail('apply --dry-run', rc, docs, stderr)
     runner.warn(docs)
     lines = []
+    reboot = False
     for doc in firmware:
         runner.result['firmware'] = doc
         lines += firmware_lines(doc)
+        reboot = reboot or firmware_waits_for_reboot(doc)
     if plans:
         plan = plans[0]
         runner.result['plan'] = plan
         actions = plan.get('actions') if isinstance(plan.get('actions'), list) else []
-        lines += ['%s' % (a.get('text') or a.get('op') or '',) for a in actions
-                  if isinstance(a, dict)]
+        later = ['%s' % (a.get('text') or a.get('op') or '',) for a in actions
+                 if isinstance(a, dict)]
     else:
         runner.result['report'] = reports[0]
-        lines += texts(reports[0].get('done'))
-    runner.result['changed'] = bool(lines)
-    runner.result['diff'] = prepared_diff(
-        'plan for %s: %d changes' % (runner.result.get('node', ''), len(lines)), lines)
+        later = texts(reports[0].get('done'))
+    # The dry run plans the interfaces whatever the firmware step says; the real run stops
+    # after that step when a link type waits for the next boot (exit 9), so only the link types
+    # change now. The interfaces' plan is still shown, as what the run after the reboot will
+    # start from.
+    runner.result['reboot_required'] = reboot
+    if reboot:
+        runner.result['changed'] = bool(lines)
+        header = ('plan for %s: %d changes, then a reboot; the interfaces wait for it'
+                  % (runner.result.get('node', ''), len(lines)))
+        lines += ['after the reboot: %s' % (l,) for l in later]
+    else:
+        lines += later
+        runner.result['changed'] = bool(lines)
+        header = 'plan for %s: %d changes' % (runner.result.get('node', ''), len(lines))
+    runner.result['diff'] = prepared_diff(header, lines)
 
 
 def do_apply(runner, params, wait):
@@ -557,9 +586,12 @@ def do_check(runner, params):
     runner.result['check'] = check
     runner.result['failed_checks'] = failed
     if rc == RC_CHECK_FAILED or not check.get('ok', False):
+        # The messages quote sysfs and peers, decoded by json.loads back to raw control
+        # characters: shown, as every other message of the module is.
         runner.module.fail_json(
             msg='ibsetup check failed on %s (exit %d): %s'
-                % (check.get('host', ''), rc, '; '.join(failed) or 'see check'),
+                % (shown('%s' % (check.get('host', ''),)), rc,
+                   '; '.join(shown(m) for m in failed) or 'see check'),
             **runner.result)
 
 
