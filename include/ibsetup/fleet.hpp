@@ -59,7 +59,8 @@ Report parse_check_json(const std::string& text, bool* reported_ok = nullptr);
 // host's other output). A clush prefix names the host even when the result says otherwise,
 // since it is the name the admin passed to -w. A later valid result of a host replaces an
 // earlier one.
-// Quoted lines and problems keep their first FleetLimits::max_quote bytes.
+// Quoted lines and problems keep their first FleetLimits::max_quote bytes, and a check's id,
+// subject, expected, observed and message their first 4,096, each marked " ... (N bytes)".
 void add_fleet_line(FleetInput& input, const std::string& line);
 
 // Reads the whole input with the default limits. Throws InputError when reading fails

@@ -77,6 +77,9 @@ bool not_reached_or_finished(std::string_view message, bool ssh)
   return ssh || classify_tool_note(message) == ToolNote::not_finished;
 }
 
+// The bytes of a check's id, subject, expected, observed and message that are kept.
+constexpr size_t k_max_text = 4096;
+
 // What keeping these bytes costs, roughly: the text and a string's own size.
 size_t cost(const std::string& text)
 {
@@ -145,6 +148,15 @@ public:
 
   void result(const std::string& host, Report report, bool reported_ok)
   {
+    // A real check's texts are a line or two; a host that sends megabytes in one would have
+    // them kept, copied into the summary's groups and printed whole, for every such host.
+    for (auto& c : report.checks) {
+      for (std::string* text : {&c.id, &c.subject, &c.expected, &c.observed, &c.message}) {
+        if (text->size() > k_max_text) {
+          *text = util::excerpt(*text, k_max_text);
+        }
+      }
+    }
     auto& r = record_of(m_input, host);
     if (r.report) {
       m_input.kept_bytes -= std::min(m_input.kept_bytes, cost(*r.report));
