@@ -789,8 +789,8 @@ TEST(FleetBounds, QuotesAreShortAndCutBetweenCharacters)
 // (245 such hosts: 1.1 GB of memory and 183 MB printed).
 TEST(FleetBounds, ACheckTextKeepsItsFirst4096Bytes)
 {
-  const auto huge = check_json(std::string(5000, 'i'), "fail", std::string(4096, 'o'),
-                               std::string(100000, 'm'));
+  const auto huge =
+      check_json(std::string(5000, 'i'), "fail", std::string(4096, 'o'), std::string(100000, 'm'));
   const auto input = read("cn1: " + result_json("cn1", huge, false) + "\n");
   const auto& checks = input.hosts.at("cn1").report->checks;
   ASSERT_EQ(1U, checks.size());
