@@ -353,6 +353,20 @@ TEST(FleetParse, DuplicateResultsLastWins)
   EXPECT_TRUE(s.ok());
 }
 
+// Behind clush's prefix, a host's line in another host's name is its own output: it cannot
+// pass a host that failed (README: with -N nothing can tell them apart).
+TEST(FleetParse, APrefixedLineInAnotherHostsNameIsThePrintersOwn)
+{
+  const auto fail = check_json("port.state", "fail", "DOWN", "mlx5_0/1: state DOWN");
+  const auto input = read("cn2: " + result_json("cn2", fail, false) + "\n" +
+                          "cn1: cn2: " + result_json("cn2", k_pass) + "\n" +
+                          "cn1: " + result_json("cn1", k_pass) + "\n");
+  EXPECT_EQ(Outcome::failed, input.hosts.at("cn2").outcome());
+  EXPECT_EQ(1U, input.hosts.at("cn2").results);
+  EXPECT_EQ(Outcome::passed, input.hosts.at("cn1").outcome());
+  EXPECT_FALSE(summarize_fleet(input, {}).ok());
+}
+
 TEST(FleetSummary, GroupsFailuresByIdAndMaskedMessage)
 {
   std::string text;
