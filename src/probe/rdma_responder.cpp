@@ -81,6 +81,10 @@ void Responder::drop(rdma_cm_id* id, const std::string& why)
   if (it == m_connections.end()) {
     return;
   }
+  if (it->second.endpoint && it->second.echoes > 1) {
+    m_log("echoed " + std::to_string(it->second.echoes - 1) + " more messages to " +
+          it->second.peer);
+  }
   if (!why.empty()) {
     m_log("dropped " + it->second.peer + ": " + why);
   }

@@ -41,7 +41,7 @@ struct Connection {
   Clock::time_point started;
   // A latency session's last message (or its start): it is busy-polled only right after one.
   Clock::time_point last_recv;
-  uint64_t echoes = 0;
+  uint64_t echoes = 0;  // a latency session's, or a ping-pong session's echoes
   // Ping-pong echoes posted whose completion has not been read yet.
   uint32_t sends = 0;
   // This responder's number for the connection: an rdma_cm_id freed by drop() is often the
@@ -123,7 +123,7 @@ private:
   // How long serve() may block before the latency sessions' CQs are looked at again; -1: none.
   int latency_nap_ms(Clock::time_point now) const;
   void finished(const Connection& c);
-  void echoed(const Connection& c, uint32_t bytes);
+  void echoed(Connection& c, uint32_t bytes);
   void drop(rdma_cm_id* id, const std::string& why);
   void expire(Clock::time_point now);
   // Connections waiting for a disconnected client's last echo (closing), or the others.

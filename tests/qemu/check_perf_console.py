@@ -105,6 +105,17 @@ def main(argv):
         measured(r, "after_reuse", got, "rdma.bandwidth", PEER, "pass", "Gb/s")
     r.check("responder3: alive after the reuse rounds", rcs.get("responder3") == 143,
             rc=rcs.get("responder3"), log=out.get("responder3", []))
+    # 50 pings on one connection: the first echo's line and one for the 49 others. The reuse
+    # rounds' 40 ping-pong sessions have at most a line each (most disconnect before their
+    # echo completes); one line an echo made 51 here.
+    r.check("ping_again: every echo came back (exit code 0)", rcs.get("ping_again") == 0,
+            rc=rcs.get("ping_again"), out=out.get("ping_again", []))
+    log = out.get("responder3", [])
+    r.check("responder3: one line for the 49 echoes after the first",
+            any("echoed 49 more messages to 192.168.77.1" in l for l in log), log=log)
+    echo_lines = sum("echoed 64 bytes to" in l for l in log)
+    r.check("responder3: at most one line an echoing session", echo_lines <= 41,
+            lines=echo_lines)
     r.check("big_timeout: --timeout 2147484 still listening after 3 s",
             rcs.get("big_timeout") == 143, rc=rcs.get("big_timeout"),
             out=out.get("big_timeout", []))

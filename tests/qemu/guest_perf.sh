@@ -73,6 +73,8 @@ if [ -x /bin/rdma_reuse_client ]; then
   wait_listening || echo "guest: the responder did not start listening"
   section reuse_latency /bin/rdma_reuse_client 192.168.77.2 18515 20 2
   section reuse_bandwidth /bin/rdma_reuse_client 192.168.77.2 18515 20 1
+  # One client pinging 50 times on one connection: 2 lines in the log, not 50.
+  section ping_again /bin/rdma_reuse_client 192.168.77.2 18515 50 0
   section after_reuse /bin/ibsetup check /tmp/low.yaml --node cn1 --json --peer cn2 \
     --bandwidth $perf $only
   if kill -0 $responder 2>/dev/null; then

@@ -6,7 +6,10 @@
 // rounds, from an attack of 2026-12-06). Exits 0 when every round's B was accepted, 1 when the
 // responder stopped answering, 2 on usage or setup errors.
 //
-//   rdma_reuse_client DST PORT ROUNDS KIND    (KIND 1 bandwidth, 2 latency)
+// KIND 0 is one ping-pong session that pings ROUNDS times, each after the last echo came
+// back: the responder logs its first echo and then one line for the rest, not a line each.
+//
+//   rdma_reuse_client DST PORT ROUNDS KIND    (KIND 0 ping-pong, 1 bandwidth, 2 latency)
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -180,6 +183,48 @@ void request(unsigned char* d, unsigned kind, uint32_t size, uint32_t duration_s
   }
 }
 
+// KIND 0: ROUNDS pings on one connection; 0 when every echo came back within 2 s.
+int ping_again(int rounds)
+{
+  Conn a;
+  if (!a.prepare() || !a.post(false) || a.connect(nullptr, 0) != 1) {
+    std::printf("pingpong: session not accepted (%s)\n", a.reject.c_str());
+    return 1;
+  }
+  int echoes = 0;
+  for (int i = 0; i < rounds; ++i) {
+    if (!a.post(true)) {
+      std::printf("pingpong: cannot post ping %d\n", i + 1);
+      return 2;
+    }
+    bool sent = false;
+    bool back = false;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (!(sent && back) && std::chrono::steady_clock::now() < until) {
+      ibv_wc wc[4];
+      const int n = ibv_poll_cq(a.cq, 4, wc);
+      for (int k = 0; k < n; ++k) {
+        if (wc[k].status != IBV_WC_SUCCESS) {
+          std::printf("pingpong: ping %d: %s\n", i + 1, ibv_wc_status_str(wc[k].status));
+          return 1;
+        }
+        sent = sent || wc[k].opcode == IBV_WC_SEND;
+        back = back || wc[k].opcode == IBV_WC_RECV;
+      }
+    }
+    if (!(sent && back)) {
+      break;
+    }
+    ++echoes;
+    if (!a.post(false)) {
+      std::printf("pingpong: cannot post receive %d\n", i + 2);
+      return 2;
+    }
+  }
+  std::printf("pingpong: %d of %d echoes\n", echoes, rounds);
+  return echoes == rounds ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -192,6 +237,9 @@ int main(int argc, char** argv)
   g_port = std::atoi(argv[2]);
   const int rounds = std::atoi(argv[3]);
   const unsigned kind = static_cast<unsigned>(std::atoi(argv[4]));
+  if (kind == 0) {
+    return ping_again(rounds);
+  }
   int accepted = 0;
   for (int i = 0; i < rounds; ++i) {
     Conn a;
