@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 namespace ibsetup::check::rdma {
@@ -246,8 +247,18 @@ void run_bandwidth(Session& session, const PerfOptions& perf, int deadline_ms, M
   m.gbps = gbps(writes * size, m.seconds);
 }
 
-void run_latency(Session& session, const PerfOptions& perf, int deadline_ms, Measurement& m)
+// whole: when the round trips must all be done (the check's --timeout). Each round trip has
+// deadline_ms, but a peer that echoes just within it would make lat_iters of them last up to
+// lat_iters x deadline_ms, and the check's watchdog would end the run with every result.
+void run_latency(Session& session, const PerfOptions& perf, int deadline_ms,
+                 const std::optional<Deadline>& whole, Measurement& m)
 {
+  const auto not_finished = [&](int done) {
+    return SessionError("not finished within " + std::to_string(whole->budget_ms()) +
+                            " ms, what the check's --timeout left for it (" + std::to_string(done) +
+                            " of " + std::to_string(perf.lat_iters) + " round trips)",
+                        true);
+  };
   auto& ep = *session.connections().front().endpoint;
   const auto size = static_cast<size_t>(perf.lat_size);
   std::vector<double> half_rtt_us;
@@ -284,6 +295,9 @@ void run_latency(Session& session, const PerfOptions& perf, int deadline_ms, Mea
                                std::to_string(i + 1) + ")",
                            true);
       }
+      if (got == 0 && whole && whole->expired(Clock::now())) {
+        throw not_finished(i);
+      }
     }
     half_rtt_us.push_back(std::chrono::duration<double, std::micro>(arrived - sent).count() / 2);
   }
@@ -293,9 +307,13 @@ void run_latency(Session& session, const PerfOptions& perf, int deadline_ms, Mea
 }
 
 Measurement measure(bool bandwidth, const PerfTarget& target, const PerfOptions& perf,
-                    int deadline_ms, const std::string& sysfs_root)
+                    int deadline_ms, const std::string& sysfs_root, double budget_ms)
 {
   Measurement m;
+  std::optional<Deadline> whole;
+  if (budget_ms > 0) {
+    whole = Deadline(Clock::now(), static_cast<int>(std::min(budget_ms, 2.0e9)));
+  }
   try {
     Session session(target, deadline_ms);
     SessionRequest request;
@@ -317,7 +335,7 @@ Measurement measure(bool bandwidth, const PerfTarget& target, const PerfOptions&
     if (bandwidth) {
       run_bandwidth(session, perf, deadline_ms, m);
     } else {
-      run_latency(session, perf, deadline_ms, m);
+      run_latency(session, perf, deadline_ms, whole, m);
     }
   } catch (const SessionError& e) {
     m.error = e.what();
@@ -351,13 +369,13 @@ std::optional<double> port_rate_gbps(const std::string& sysfs_root, const std::s
 Measurement measure_bandwidth(const PerfTarget& target, const PerfOptions& perf, int deadline_ms,
                               const std::string& sysfs_root)
 {
-  return measure(true, target, perf, deadline_ms, sysfs_root);
+  return measure(true, target, perf, deadline_ms, sysfs_root, 0);
 }
 
 Measurement measure_latency(const PerfTarget& target, const PerfOptions& perf, int deadline_ms,
-                            const std::string& sysfs_root)
+                            const std::string& sysfs_root, double budget_ms)
 {
-  return measure(false, target, perf, deadline_ms, sysfs_root);
+  return measure(false, target, perf, deadline_ms, sysfs_root, budget_ms);
 }
 
 }  // namespace ibsetup::check::rdma

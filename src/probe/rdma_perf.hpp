@@ -43,9 +43,9 @@ struct Measurement {
 Measurement measure_bandwidth(const PerfTarget& target, const PerfOptions& perf, int deadline_ms,
                               const std::string& sysfs_root);
 // perf.lat_iters send/recv round trips of perf.lat_size bytes; each must come back within
-// deadline_ms.
+// deadline_ms, and all of them, with the connection, within budget_ms (when > 0).
 Measurement measure_latency(const PerfTarget& target, const PerfOptions& perf, int deadline_ms,
-                            const std::string& sysfs_root);
+                            const std::string& sysfs_root, double budget_ms = 0);
 
 // A port's rate in Gb/s from sysfs (class/infiniband/DEV/ports/N/rate); nullopt if unreadable.
 std::optional<double> port_rate_gbps(const std::string& sysfs_root, const std::string& device,

@@ -232,6 +232,10 @@ std::vector<Result> perf_checks(const profile::ResolvedNode& node, const RdmaOpt
     for (const auto& item : items) {
       Measurement m;
       const double spent = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+      // What the latency round trips may take in all: the budget less a margin for the
+      // session's end and the report, so that a slow peer fails its own result only.
+      const double latency_budget =
+          options.perf_budget_ms > 0 ? std::max(1.0, options.perf_budget_ms - spent - 300) : 0;
       if (!os::device_dir_present(options.dev_dir)) {
         m.error = "no " + options.dev_dir + " on this host (rdma_ucm not loaded?)";
       } else if (options.perf_budget_ms > 0 &&
@@ -249,7 +253,7 @@ std::vector<Result> perf_checks(const profile::ResolvedNode& node, const RdmaOpt
           m = bandwidth ? measure_bandwidth(local.target, options.perf, options.deadline_ms,
                                             options.sysfs_root)
                         : measure_latency(local.target, options.perf, options.deadline_ms,
-                                          options.sysfs_root);
+                                          options.sysfs_root, latency_budget);
         } catch (const std::exception& e) {
           m.error = std::string("cannot start the loopback responder: ") + e.what();
         }
@@ -257,7 +261,7 @@ std::vector<Result> perf_checks(const profile::ResolvedNode& node, const RdmaOpt
         m = bandwidth ? measure_bandwidth(item.target, options.perf, options.deadline_ms,
                                           options.sysfs_root)
                       : measure_latency(item.target, options.perf, options.deadline_ms,
-                                        options.sysfs_root);
+                                        options.sysfs_root, latency_budget);
       }
       out.push_back(bandwidth ? bandwidth_result(node, options, item, m)
                               : latency_result(node, options, item, m));

@@ -66,6 +66,14 @@ def main(argv):
             measured(r, f"{name}_high", got, "rdma.latency", subject, "fail", "us",
                      message=("expected median at most 0.001 us", ))
 
+    # 1,000,000 round trips in --timeout 4: the latency result fails, with the report, in time.
+    got = results(r, out, rcs, "lat_budget")
+    if got is not None:
+        r.check("lat_budget: exit code 5", rcs.get("lat_budget") == 5, rc=rcs.get("lat_budget"))
+        failed(r, "lat_budget", got, "rdma.latency", LOOP,
+               message=("not finished within", "of 1000000 round trips"))
+    bounded(r, "lat_budget", took.get("lat_budget"), 4 + SLACK_S)
+
     log = out.get("responder", [])
     r.check("responder: exit code 0 after its 4 sessions", rcs.get("responder") == 0,
             rc=rcs.get("responder"))
