@@ -328,14 +328,20 @@ std::string describe_char(std::string_view s, size_t i)
 
 std::string excerpt(std::string_view s, size_t max)
 {
-  if (s.size() <= max) {
+  return excerpt(s, max, s.size());
+}
+
+std::string excerpt(std::string_view s, size_t max, size_t whole)
+{
+  if (s.size() <= max && whole <= s.size()) {
     return std::string(s);
   }
-  size_t cut = max;
+  size_t cut = std::min(max, s.size());
   while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) {
     --cut;
   }
-  return std::string(s.substr(0, cut)) + " ... (" + std::to_string(s.size()) + " bytes)";
+  return std::string(s.substr(0, cut)) + " ... (" + std::to_string(std::max(whole, s.size())) +
+         " bytes)";
 }
 
 const char* signal_name(int sig)

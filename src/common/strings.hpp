@@ -76,6 +76,9 @@ std::string describe_char(std::string_view s, size_t i);
 // s when at most max bytes long; else its first max bytes or fewer (never cutting a UTF-8
 // sequence) and " ... (N bytes)", so that quoting input in a message stays short.
 std::string excerpt(std::string_view s, size_t max);
+// The same for s, the start of a text of `whole` bytes that was not read to its end: the count
+// says whole, and the mark is there even when s itself fits.
+std::string excerpt(std::string_view s, size_t max, size_t whole);
 
 }  // namespace ibsetup::util
 #pragma GCC visibility pop

@@ -109,11 +109,16 @@ HostRecord& record_of(FleetInput& input, const std::string& host)
 // One line into the input: its first limits.max_quote bytes are what is kept and quoted.
 class LineAdder {
 public:
-  LineAdder(FleetInput& input, const FleetLimits& limits) : m_input(input), m_limits(limits) {}
+  // whole: the length of the input line when only its start was read (else 0), for the quotes
+  // to say.
+  LineAdder(FleetInput& input, const FleetLimits& limits, size_t whole)
+      : m_input(input), m_limits(limits), m_whole(whole)
+  {
+  }
 
   void unattributed(std::string_view line)
   {
-    m_input.unattributed.push_back(util::excerpt(line, m_limits.max_quote));
+    m_input.unattributed.push_back(quote(line));
     m_input.kept_bytes += cost(m_input.unattributed.back());
   }
 
@@ -140,7 +145,7 @@ public:
       r.problem = util::excerpt(problem, m_limits.max_quote);
       m_input.kept_bytes += r.problem.size();
     }
-    r.lines.push_back(util::excerpt(line, m_limits.max_quote));
+    r.lines.push_back(quote(line));
     m_input.kept_bytes += cost(r.lines.back());
     r.printed = r.printed || own;
     r.ssh_spoke = r.ssh_spoke || ssh;
@@ -169,8 +174,15 @@ public:
   }
 
 private:
+  std::string quote(std::string_view line) const
+  {
+    return m_whole > line.size() ? util::excerpt(line, m_limits.max_quote, m_whole)
+                                 : util::excerpt(line, m_limits.max_quote);
+  }
+
   FleetInput& m_input;
   const FleetLimits& m_limits;
+  size_t m_whole;
 };
 
 }  // namespace
@@ -223,7 +235,7 @@ void add_fleet_line(FleetInput& input, const std::string& line)
 
 void add_line(FleetInput& input, std::string_view line, size_t length, const FleetLimits& limits)
 {
-  LineAdder add(input, limits);
+  LineAdder add(input, limits, length > line.size() ? length : 0);
   const auto text = util::trim(line);
   if (text.empty()) {
     return;

@@ -32,6 +32,16 @@ TEST(Strings, TrimTakesOffWhatIsspaceCallsSpaceInTheCLocale)
   }
 }
 
+TEST(Strings, ExcerptSaysTheWholeLengthOfATextReadInPart)
+{
+  EXPECT_EQ("abc", excerpt("abc", 5));
+  EXPECT_EQ("ab ... (3 bytes)", excerpt("abc", 2));
+  // The start of a longer text: marked even when it fits, with the text's length.
+  EXPECT_EQ("abc ... (5000 bytes)", excerpt("abc", 5, 5000));
+  EXPECT_EQ("ab ... (5000 bytes)", excerpt("abc", 2, 5000));
+  EXPECT_EQ("abc", excerpt("abc", 5, 3));
+}
+
 TEST(Strings, ParseDecimal)
 {
   EXPECT_DOUBLE_EQ(2.5, parse_decimal("2.5").value());

@@ -779,10 +779,11 @@ TEST(FleetBounds, LongLinesAreTheHostsInvalidOutput)
   EXPECT_EQ("a line of 5026 bytes, longer than the 1000 a result may have", cn1.problem);
   ASSERT_EQ(1U, cn1.lines.size());
   EXPECT_EQ(0U, cn1.lines[0].find("cn1: {\"host\""));
-  EXPECT_NE(std::string::npos, cn1.lines[0].find(" ... (1000 bytes)")) << cn1.lines[0];
+  // The quote says the line's length, not how much of it was read (1000).
+  EXPECT_NE(std::string::npos, cn1.lines[0].find(" ... (5026 bytes)")) << cn1.lines[0];
   EXPECT_EQ(Outcome::passed, input.hosts.at("cn2").outcome());
   ASSERT_EQ(1U, input.unattributed.size());  // a bare line too long to tell its host
-  EXPECT_EQ(std::string(200, '{') + " ... (1000 bytes)", input.unattributed[0]);
+  EXPECT_EQ(std::string(200, '{') + " ... (3000 bytes)", input.unattributed[0]);
 }
 
 TEST(FleetBounds, QuotesAreShortAndCutBetweenCharacters)
