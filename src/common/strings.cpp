@@ -336,9 +336,26 @@ std::string excerpt(std::string_view s, size_t max, size_t whole)
   if (s.size() <= max && whole <= s.size()) {
     return std::string(s);
   }
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
   size_t cut = std::min(max, s.size());
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) {
-    --cut;
+  if (cut < s.size()) {
+    while (cut > 0 && (byte(cut) & 0xC0) == 0x80) {
+      --cut;
+    }
+  } else {
+    // s ends where the reading stopped, not the text: its last sequence may lack bytes that
+    // were not read. Only a complete one is kept.
+    size_t lead = cut;
+    while (lead > 0 && cut - lead < 3 && (byte(lead - 1) & 0xC0) == 0x80) {
+      --lead;
+    }
+    if (lead > 0) {
+      const unsigned char first = byte(lead - 1);
+      const size_t length = first >= 0xF0 ? 4 : first >= 0xE0 ? 3 : first >= 0xC0 ? 2 : 1;
+      if (lead - 1 + length > cut) {
+        cut = lead - 1;
+      }
+    }
   }
   return std::string(s.substr(0, cut)) + " ... (" + std::to_string(std::max(whole, s.size())) +
          " bytes)";

@@ -9,6 +9,7 @@
 #include <ibsetup/hostlist.hpp>
 
 #include <algorithm>
+#include <functional>
 
 namespace ibsetup::check {
 
@@ -109,10 +110,10 @@ HostRecord& record_of(FleetInput& input, const std::string& host)
 // One line into the input: its first limits.max_quote bytes are what is kept and quoted.
 class LineAdder {
 public:
-  // whole: the length of the input line when only its start was read (else 0), for the quotes
-  // to say.
-  LineAdder(FleetInput& input, const FleetLimits& limits, size_t whole)
-      : m_input(input), m_limits(limits), m_whole(whole)
+  // line: what was read of the input line, of length bytes in all: the quotes of a line read
+  // only in part, and of problems taken from its end, say how long they are, not what was read.
+  LineAdder(FleetInput& input, const FleetLimits& limits, std::string_view line, size_t length)
+      : m_input(input), m_limits(limits), m_line(line), m_unread(length - line.size())
   {
   }
 
@@ -142,7 +143,7 @@ public:
     const bool only_clush = !r.printed && !r.ssh_spoke;
     if (r.problem.empty() || (own && !r.printed) || (ssh && only_clush)) {
       m_input.kept_bytes -= std::min(m_input.kept_bytes, r.problem.size());
-      r.problem = util::excerpt(problem, m_limits.max_quote);
+      r.problem = quote(problem);
       m_input.kept_bytes += r.problem.size();
     }
     r.lines.push_back(quote(line));
@@ -174,15 +175,25 @@ public:
   }
 
 private:
-  std::string quote(std::string_view line) const
+  // text: the line from some point to its end (every quote of it is), or a text of its own (a
+  // problem ibsetup words).
+  std::string quote(std::string_view text) const
   {
-    return m_whole > line.size() ? util::excerpt(line, m_limits.max_quote, m_whole)
-                                 : util::excerpt(line, m_limits.max_quote);
+    const std::less<const char*> before;
+    const char* line_end = m_line.data() + m_line.size();
+    const bool in_line =
+        !before(text.data(), m_line.data()) && !before(line_end, text.data() + text.size());
+    if (m_unread == 0 || !in_line) {
+      return util::excerpt(text, m_limits.max_quote);
+    }
+    return util::excerpt(text, m_limits.max_quote,
+                         static_cast<size_t>(line_end - text.data()) + m_unread);
   }
 
   FleetInput& m_input;
   const FleetLimits& m_limits;
-  size_t m_whole;
+  std::string_view m_line;
+  size_t m_unread;
 };
 
 }  // namespace
@@ -235,7 +246,7 @@ void add_fleet_line(FleetInput& input, const std::string& line)
 
 void add_line(FleetInput& input, std::string_view line, size_t length, const FleetLimits& limits)
 {
-  LineAdder add(input, limits, length > line.size() ? length : 0);
+  LineAdder add(input, limits, line, std::max(length, line.size()));
   const auto text = util::trim(line);
   if (text.empty()) {
     return;

@@ -187,11 +187,15 @@ Result latency_result(const profile::ResolvedNode& node, const RdmaOptions& opti
   return r;
 }
 
+// What the latency round trips leave of the budget: the session's end, the loopback
+// responder's, and the report, so that a slow peer fails its own result only.
+constexpr double k_latency_margin_ms = 500;
+
 // Roughly how long a measurement may take, to refuse one that cannot finish in the budget.
 double needed_ms(bool bandwidth, const RdmaOptions& options)
 {
   return bandwidth ? options.perf.bw_duration_s * 1000 + 2.0 * options.deadline_ms
-                   : 2.0 * options.deadline_ms;
+                   : 2.0 * options.deadline_ms + k_latency_margin_ms;
 }
 
 }  // namespace
@@ -232,10 +236,15 @@ std::vector<Result> perf_checks(const profile::ResolvedNode& node, const RdmaOpt
     for (const auto& item : items) {
       Measurement m;
       const double spent = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-      // What the latency round trips may take in all: the budget less a margin for the
-      // session's end and the report, so that a slow peer fails its own result only.
-      const double latency_budget =
-          options.perf_budget_ms > 0 ? std::max(1.0, options.perf_budget_ms - spent - 300) : 0;
+      // What the latency measurement may take in all, counted from when it starts (after the
+      // loopback responder's start): 0 for no bound.
+      const auto latency_budget = [&] {
+        if (options.perf_budget_ms <= 0) {
+          return 0.0;
+        }
+        const double now = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+        return std::max(1.0, options.perf_budget_ms - now - k_latency_margin_ms);
+      };
       if (!os::device_dir_present(options.dev_dir)) {
         m.error = "no " + options.dev_dir + " on this host (rdma_ucm not loaded?)";
       } else if (options.perf_budget_ms > 0 &&
@@ -253,7 +262,7 @@ std::vector<Result> perf_checks(const profile::ResolvedNode& node, const RdmaOpt
           m = bandwidth ? measure_bandwidth(local.target, options.perf, options.deadline_ms,
                                             options.sysfs_root)
                         : measure_latency(local.target, options.perf, options.deadline_ms,
-                                          options.sysfs_root, latency_budget);
+                                          options.sysfs_root, latency_budget());
         } catch (const std::exception& e) {
           m.error = std::string("cannot start the loopback responder: ") + e.what();
         }
@@ -261,7 +270,7 @@ std::vector<Result> perf_checks(const profile::ResolvedNode& node, const RdmaOpt
         m = bandwidth ? measure_bandwidth(item.target, options.perf, options.deadline_ms,
                                           options.sysfs_root)
                       : measure_latency(item.target, options.perf, options.deadline_ms,
-                                        options.sysfs_root, latency_budget);
+                                        options.sysfs_root, latency_budget());
       }
       out.push_back(bandwidth ? bandwidth_result(node, options, item, m)
                               : latency_result(node, options, item, m));

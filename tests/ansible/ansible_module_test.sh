@@ -447,13 +447,26 @@ expect "NetworkManager check mode: changed, firmware then profiles after the reb
   "(False, True, True, ['plan for n1: 1 changes, then a reboot; the interfaces wait for it', '  firmware mlx5_0 port 1: next boot eth -> ib', '  after the reboot: would update ibsetup-ib0 (infiniband.mtu)', '  after the reboot: would activate ibsetup-ib0'], 'networkmanager')"
 # A link type an earlier run set, waiting for the reboot: the real run changes nothing and
 # exits 9, so check mode is not changed, and says reboot_required.
-sed 's/"change":true,"reboot_pending":false/"change":false,"reboot_pending":true/; s/"changes":1,/"changes":0,/' \
+sed 's/"next_boot":"eth"/"next_boot":"ib"/; s/"change":true,"reboot_pending":false/"change":false,"reboot_pending":true/; s/"changes":1,/"changes":0,/' \
   "$work/replay/nmdry.out" >"$work/replay/pending.out"
 stand_in pending 0 "$work/replay/pending.out"
 replay pending -e "profile=$work/two.yaml" -e backend=networkmanager --check
 expect "check mode, a reboot pending from an earlier run: not changed, reboot_required" \
   "$(field pending '(r["failed"], r["changed"], r["reboot_required"], len(r["diff"]["prepared"].splitlines()))')" \
   "(False, False, True, 3)"
+# Link types the real run sets and goes on (ibsetup decides after the set): back to the type
+# that runs (undoing an earlier run's pending change), or vpi. Changed, no reboot, the
+# interfaces' steps as they are.
+sed 's/"desired":"ib"/"desired":"eth"/; s/"next_boot":"eth"/"next_boot":"ib"/; s/"reboot_pending":false/"reboot_pending":true/' \
+  "$work/replay/nmdry.out" >"$work/replay/undo.out"
+sed 's/"desired":"ib"/"desired":"vpi"/' "$work/replay/nmdry.out" >"$work/replay/vpi.out"
+for fw in undo vpi; do
+  stand_in "$fw" 0 "$work/replay/$fw.out"
+  replay "$fw" -e "profile=$work/two.yaml" -e backend=networkmanager --check
+  expect "check mode, a link type set with no reboot owed ($fw): changed, no reboot" \
+    "$(field "$fw" '(r["failed"], r["changed"], r["reboot_required"], "after the reboot" in r["diff"]["prepared"], len(r["diff"]["prepared"].splitlines()))')" \
+    "(False, True, False, False, 4)"
+done
 printf '{"host":"n1","backend":"networkmanager","ok":true,"changes":0,"done":[],"unchanged":["ibsetup-ib0"],"foreign":[],"rollback":[],"not_converged":[],"checkpoint":"","failure":null}\n' \
   >"$work/replay/nmsame.out"
 stand_in nmsame 0 "$work/replay/nmsame.out"

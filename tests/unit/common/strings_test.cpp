@@ -40,6 +40,13 @@ TEST(Strings, ExcerptSaysTheWholeLengthOfATextReadInPart)
   EXPECT_EQ("abc ... (5000 bytes)", excerpt("abc", 5, 5000));
   EXPECT_EQ("ab ... (5000 bytes)", excerpt("abc", 2, 5000));
   EXPECT_EQ("abc", excerpt("abc", 5, 3));
+  // A euro sign (3 bytes) read in part at the end is left out; a whole one is kept.
+  const std::string euro = "\xE2\x82\xAC";
+  EXPECT_EQ("ab ... (9 bytes)", excerpt("ab" + euro.substr(0, 2), 10, 9));
+  EXPECT_EQ("ab ... (9 bytes)", excerpt("ab" + euro.substr(0, 1), 10, 9));
+  EXPECT_EQ("ab" + euro + " ... (9 bytes)", excerpt("ab" + euro, 10, 9));
+  EXPECT_EQ(" ... (9 bytes)", excerpt(euro.substr(0, 2), 10, 9));
+  EXPECT_EQ("a\x80\x80\x80\x80 ... (9 bytes)", excerpt("a\x80\x80\x80\x80", 10, 9));
 }
 
 TEST(Strings, ParseDecimal)

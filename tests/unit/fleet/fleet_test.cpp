@@ -354,7 +354,8 @@ TEST(FleetParse, DuplicateResultsLastWins)
 }
 
 // Behind clush's prefix, a host's line in another host's name is its own output: it cannot
-// pass a host that failed (README: with -N nothing can tell them apart).
+// pass a host that failed (README: with -N nothing can tell them apart). This held before the
+// README said so; the test keeps it.
 TEST(FleetParse, APrefixedLineInAnotherHostsNameIsThePrintersOwn)
 {
   const auto fail = check_json("port.state", "fail", "DOWN", "mlx5_0/1: state DOWN");
@@ -784,6 +785,20 @@ TEST(FleetBounds, LongLinesAreTheHostsInvalidOutput)
   EXPECT_EQ(Outcome::passed, input.hosts.at("cn2").outcome());
   ASSERT_EQ(1U, input.unattributed.size());  // a bare line too long to tell its host
   EXPECT_EQ(std::string(200, '{') + " ... (3000 bytes)", input.unattributed[0]);
+}
+
+// A problem taken from the end of a line read in part says the problem's whole length too.
+TEST(FleetBounds, AProblemFromALongLineSaysItsWholeLength)
+{
+  FleetLimits limits;
+  limits.max_line = 1000;
+  std::istringstream in("cn1: ssh: " + std::string(5000, 'x') + "\n");
+  const auto input = read_fleet(in, limits);
+  const auto& cn1 = input.hosts.at("cn1");
+  EXPECT_EQ(Outcome::no_answer, cn1.outcome());
+  EXPECT_EQ("ssh: " + std::string(195, 'x') + " ... (5005 bytes)", cn1.problem);
+  ASSERT_EQ(1U, cn1.lines.size());
+  EXPECT_EQ("cn1: ssh: " + std::string(190, 'x') + " ... (5010 bytes)", cn1.lines[0]);
 }
 
 TEST(FleetBounds, QuotesAreShortAndCutBetweenCharacters)

@@ -18,7 +18,9 @@ description:
   - In check mode it runs C(ibsetup apply --dry-run --json) with the task's I(backend) instead,
     reports whether anything would change and, with C(--diff), what would be done (firmware
     link types, then the netlink plan's actions or the NetworkManager profiles to add, update
-    or activate); nothing is changed.
+    or activate); nothing is changed. When a link type to set, or one set earlier, waits for
+    the next boot, the real run stops after the firmware step, so check mode then returns
+    I(reboot_required=true) and lists the interfaces' steps as C(after the reboot).
   - With I(state=checked) it runs C(ibsetup check --json) (the pre-flight checks used before MPI
     jobs) and fails the task when the node fails a check.
   - ibsetup itself must be installed on the managed node; the module passes it an argument list,
@@ -453,12 +455,25 @@ def firmware_lines(doc):
         for d, p in firmware_ports(doc) if p.get('change') is True]
 
 
+def port_owes_reboot(p):
+    """Whether a port of the dry run's firmware document owes a reboot once apply has set it,
+    as ibsetup decides after the set (reboot_owed, src/firmware/firmware.cpp): its next boot
+    becomes the desired type, which a reboot must bring unless it is vpi or already running. A
+    port left as it is owes what the dry run says (reboot_pending)."""
+    if p.get('change') is not True:
+        return p.get('reboot_pending') is True
+    desired = p.get('desired')
+    if desired not in ('ib', 'eth'):
+        return False
+    running = {'InfiniBand': 'ib', 'Ethernet': 'eth'}.get(p.get('running'))
+    # A running type ibsetup cannot read may well differ: a reboot is owed.
+    return running != desired
+
+
 def firmware_waits_for_reboot(doc):
     """Whether apply would stop after its firmware step (exit 9): a link type it sets, or one
     an earlier run set, takes effect at the next boot, and the interfaces wait for it."""
-    return doc.get('reboot_required') is True or any(
-        p.get('change') is True or p.get('reboot_pending') is True
-        for _, p in firmware_ports(doc))
+    return any(port_owes_reboot(p) for _, p in firmware_ports(doc))
 
 
 def do_preview(runner, params):
