@@ -87,7 +87,7 @@ Staged stage(const std::string& root, const RenderedFile& file, std::vector<Made
   // writer did: it then counts as updated on every run, which says something is off.
   struct stat owner {};
   if (geteuid() == 0 && fstat(out.get(), &owner) == 0 && (owner.st_uid != 0 || owner.st_gid != 0)) {
-    (void)fchown(out.get(), 0, 0);
+    [[maybe_unused]] const int refused = fchown(out.get(), 0, 0);  // kept as it is: see above
   }
   if (fchmod(out.get(), file.mode) != 0 || fsync(out.get()) != 0) {
     const int error = errno;
