@@ -344,17 +344,13 @@ std::string excerpt(std::string_view s, size_t max, size_t whole)
     }
   } else {
     // s ends where the reading stopped, not the text: its last sequence may lack bytes that
-    // were not read. Only a complete one is kept.
+    // were not read. A lead byte whose sequence is not whole is left out with them.
     size_t lead = cut;
     while (lead > 0 && cut - lead < 3 && (byte(lead - 1) & 0xC0) == 0x80) {
       --lead;
     }
-    if (lead > 0) {
-      const unsigned char first = byte(lead - 1);
-      const size_t length = first >= 0xF0 ? 4 : first >= 0xE0 ? 3 : first >= 0xC0 ? 2 : 1;
-      if (lead - 1 + length > cut) {
-        cut = lead - 1;
-      }
+    if (lead > 0 && byte(lead - 1) >= 0xC0 && utf8_length(s, lead - 1) == 0) {
+      cut = lead - 1;
     }
   }
   return std::string(s.substr(0, cut)) + " ... (" + std::to_string(std::max(whole, s.size())) +
