@@ -178,7 +178,8 @@ int RenderCommands::render_offline(const std::string& file, const std::string& n
         j.key("content").value(f.file.content);
       }
       j.end_object();
-    } else if (!quiet && !m_quiet) {
+    } else if (dry_run || (!quiet && !m_quiet)) {
+      // -q drops the report of work done, not the preview a dry run was asked for.
       std::cout << what << "  " << util::escape_text(m_root + "/" + f.file.path) << '\n';
       if (show) {
         print_indented(f.file.content);

@@ -148,6 +148,11 @@ check show-unknown 3 "host 'nope' is not in any node group" -- show "$src/profil
 root=$(mktemp -d)
 check render-create 0 'created  .*/etc/NetworkManager/system-connections/ibsetup-ib0.nmconnection' -- render "$src/profiles/lab.yaml" --node lab01 --root "$root"
 check render-again 0 '^unchanged  .*ibsetup-ib0.8010.nmconnection' -- render "$src/profiles/lab.yaml" --node lab01 --root "$root"
+# -q keeps a dry run's preview (the docs' promise), live or offline; it drops the report of writes.
+rm -f "$root/etc/NetworkManager/system-connections/ibsetup-ib0.nmconnection"
+check render-q-dry-run 0 'would create  .*ibsetup-ib0.nmconnection' -- render "$src/profiles/lab.yaml" --node lab01 --root "$root" -q --dry-run
+check apply-offline-q-dry-run 0 'would create  .*ibsetup-ib0.nmconnection' -- apply "$src/profiles/lab.yaml" --node lab01 --offline --root "$root" -q --dry-run
+check render-q-silent 0 '^$' -- render "$src/profiles/lab.yaml" --node lab01 --root "$root" -q
 check apply-offline-ifcfg 0 'created  .*/etc/sysconfig/network-scripts/ifcfg-ib0.8010' -- apply "$src/profiles/lab.yaml" --node lab01 --offline --root "$root" --format ifcfg --templates "$src/templates"
 # apply without --offline changes this host: --root (a kickstart that forgot --offline) and the
 # other offline options are refused before anything is read, and apply --offline refuses what only a

@@ -96,7 +96,7 @@ options:
     default: []
   executable:
     description:
-      - Path of the ibsetup program. Default is C(ibsetup) found in C(PATH) or C(/usr/sbin).
+      - Path of the ibsetup program. Default is C(ibsetup) found in C(PATH), C(/usr/sbin) or C(/usr/local/sbin).
     type: path
 notes:
   - Exit codes of ibsetup are returned as I(rc); a refused profile (exit 3), something the node
