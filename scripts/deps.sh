@@ -23,6 +23,7 @@ debian_packages=(
   perftest # ib_write_bw and ib_send_lat, the reference of bench/rdma.sh (in the QEMU guest)
   ansible-core python3-voluptuous # the Ansible module's playbook tests and validate-modules (tests/ansible)
   prometheus prometheus-node-exporter # promtool and a real textfile collector (tests/metrics)
+  python3-jsonschema # the --json outputs against docs/schema (tests/schema)
 )
 rocky_packages=(
   gcc-c++ cmake ninja-build pkgconf-pkg-config
@@ -33,6 +34,7 @@ rocky_packages=(
   clang-tools-extra
   clang compiler-rt # libFuzzer (scripts/fuzz)
   ansible-core # the Ansible module's playbook tests (tests/ansible; AppStream)
+  python3-jsonschema # tests/schema
 )
 
 missing_debian() {

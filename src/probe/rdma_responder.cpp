@@ -13,7 +13,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 namespace ibsetup::check {
@@ -356,50 +355,5 @@ int Responder::serve()
 }
 
 }  // namespace responder
-
-int run_responder(const ResponderOptions& options,
-                  const std::function<void(const std::string&)>& log)
-{
-  responder::Responder responder(options, log);
-  responder.listen();
-  return responder.serve();
-}
-
-namespace rdma {
-
-struct BackgroundResponder::Impl {
-  explicit Impl(const ResponderOptions& o) : options(o), responder(options, log, &stop) {}
-  ResponderOptions options;
-  std::function<void(const std::string&)> log = [](const std::string&) {};
-  std::atomic<bool> stop{false};
-  responder::Responder responder;
-  std::thread thread;
-};
-
-BackgroundResponder::BackgroundResponder(const ResponderOptions& options)
-    : m_impl(std::make_unique<Impl>(options))
-{
-  m_impl->responder.listen();
-  m_impl->thread = std::thread([impl = m_impl.get()] {
-    try {
-      impl->responder.serve();
-    } catch (const std::exception&) {
-      // The measuring side then fails on its own deadline, with its own words.
-    }
-  });
-}
-
-BackgroundResponder::~BackgroundResponder()
-{
-  m_impl->stop = true;
-  m_impl->thread.join();
-}
-
-uint16_t BackgroundResponder::port() const
-{
-  return m_impl->responder.port();
-}
-
-}  // namespace rdma
 
 }  // namespace ibsetup::check
