@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fabric  # noqa: E402
 
 PROFILE = os.path.join(fabric.DATA, "cluster.yaml")
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 failures = []
 
 
@@ -31,6 +32,19 @@ def check(cond, message):
     return cond
 
 
+
+
+def schema_errors(text, schema="partitions-verify"):
+    """What tests/schema/validate_json.py says of text against docs/schema/SCHEMA.schema.json:
+    "" when it conforms (or when python3 jsonschema is missing: schema_test.sh skips then)."""
+    try:
+        from jsonschema import Draft7Validator  # noqa: F401
+    except ImportError:
+        return ""
+    r = subprocess.run([sys.executable, os.path.join(SOURCE, "tests/schema/validate_json.py"),
+                        os.path.join(SOURCE, "docs/schema/%s.schema.json" % schema), "-"],
+                       input=text, capture_output=True, text=True, timeout=60)
+    return r.stdout + r.stderr
 
 
 def ibsetup(fab, binary, *args, profile=PROFILE):
@@ -93,6 +107,12 @@ def main():
               in out, "--verify on the generated file's fabric: exit %d\n%s%s" % (rc, out, err))
         rc, out, err = ibsetup(fab, binary, "--verify", "--ca", "ibsim0", "--ca-port", "1", "-q")
         check(rc == 0 and out == "", "--verify -q on a matching fabric: exit %d, %r" % (rc, out))
+        rc, out, err = ibsetup(fab, binary, "--verify", "--json")
+        check(rc == 0 and schema_errors(out) == "",
+              "--verify --json on a matching fabric: exit %d, %s" % (rc, schema_errors(out)))
+        rc, out, err = ibsetup(fab, binary, "--json")
+        check(rc == 0 and schema_errors(out, "partitions") == "",
+              "partitions --json: exit %d, %s" % (rc, schema_errors(out, "partitions")))
         rc, out, err = ibsetup(fab, binary, "--ca", "ibsim0")
         check(rc == 2 and "--ca and --ca-port go with --verify" in err,
               "--ca without --verify: exit %d %s" % (rc, err))
@@ -119,6 +139,11 @@ def main():
         failed = sorted(p["host"] for p in report["ports"] if p["status"] != "pass")
         check(rc == 5 and report.get("ok") is False and failed == ["cn03", "cn05", "cn14", "cn16"],
               "--verify --json, broken file: exit %d, failing %s" % (rc, failed))
+        check(schema_errors(out) == "", "--verify --json, broken file: %s" % schema_errors(out))
+        # The schema is strict: a status outside its vocabulary is rejected.
+        strict = json.dumps(dict(report, ports=[dict(report["ports"][0], status="skip")]))
+        check("$.ports[0].status" in schema_errors(strict),
+              "--verify --json: the schema accepted status skip: %r" % schema_errors(strict))
 
     with fabric.Fabric() as fab:
         limited_default(fab, binary)

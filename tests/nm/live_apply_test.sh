@@ -21,6 +21,13 @@ contains() {
     fail=$((fail + 1)); printf 'FAIL %s\n     expected to contain: %s\n     actual: %s\n' "$1" "$3" "$2"; fi
 }
 jq_() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+# schema NAME JSON: apply's report conforms to docs/schema/apply.schema.json (python3
+# jsonschema needed; without it tests/schema/schema_test.sh skips and so does this).
+schema() {
+  python3 -c 'from jsonschema import Draft7Validator' 2>/dev/null || return 0
+  expect "$1: conforms to apply.schema.json" \
+    "$(python3 "$src/tests/schema/validate_json.py" "$src/docs/schema/apply.schema.json" - <<<"$2" 2>&1)" ""
+}
 
 profile=$src/tests/data/nm/site.yaml
 apply() { "$ibsetup" apply "$profile" --node nm01 --lock-file "$work/lock" "$@"; }
@@ -51,6 +58,7 @@ nm_start "$conns" || exit 1
 out=$(apply --no-activate --json 2>"$work/err")
 expect "--no-activate: exit 0" "$?" 0
 expect "--no-activate: 3 profiles added" "$(jq_ 'd["changes"], d["ok"]' <<<"$out")" "3 True"
+schema "--no-activate --json" "$out"
 contains "auto chose NetworkManager and said why" "$(cat "$work/err")" \
   "backend networkmanager: NetworkManager is running and manages"
 expect "ib0 as NM holds it" "$(show ibsetup-ib0)" \
@@ -65,6 +73,7 @@ uuid_child=$(uuid ibsetup-ib0.8001)
 # 2. Idempotent.
 out=$(apply --no-activate --json 2>/dev/null)
 expect "second apply: 0 changes, 3 unchanged" "$(jq_ 'd["changes"], len(d["unchanged"])' <<<"$out")" "0 3"
+schema "second apply --json" "$out"
 expect "still 3 ibsetup profiles" "$(nmcli -t -f NAME connection show | grep -c ^ibsetup-)" 3
 
 # 2b. A dry run lists every step a run would take, activation included, and takes none.
@@ -74,6 +83,7 @@ expect "dry run, profiles stored as wanted: nothing to do" \
 out=$(apply --dry-run --json 2>/dev/null)
 expect "dry run: the inactive profiles would be activated" "$(jq_ 'd["done"]' <<<"$out")" \
   "['would activate ibsetup-ib0', 'would activate ibsetup-ib1', 'would activate ibsetup-ib0.8001']"
+schema "dry run --json" "$out"
 expect "dry run: nothing activated" "$(nmcli -t -f NAME connection show --active | grep -c ibsetup)" 0
 
 # 3. A changed MTU updates the same profile.
@@ -98,6 +108,7 @@ expect "activation failure: reported, rolled back" \
 contains "activation failure: NM's reason" "$(jq_ 'd["failure"]' <<<"$out")" "activate ibsetup-ib0"
 expect "activation failure: one report type, never verified against the host" \
   "$(jq_ 'd["backend"], d["not_converged"]' <<<"$out")" "networkmanager []"
+schema "activation failure --json" "$out"
 snapshot "$conns" >"$work/after"
 expect "activation failure: profiles exactly as before" "$(diff "$work/before" "$work/after")" ""
 expect "activation failure: no checkpoint left" \
@@ -159,6 +170,7 @@ out=$(apply --no-activate --adopt --adopt-dir "$work/adopted" --json 2>/dev/null
 expect "--adopt: exit 0" "$?" 0
 expect "--adopt: deleted and saved" "$(jq_ 'd["done"], d["foreign"][0]["saved"]' <<<"$out")" \
   "['delete foreign site-ib1 ($site_uuid, saved to $work/adopted/$site_uuid.nmconnection)'] $work/adopted/$site_uuid.nmconnection"
+schema "--adopt --json" "$out"
 expect "--adopt: site-ib1 gone" "$(nmcli -t -f NAME connection show | grep -c '^site-ib1$')" 0
 expect "--adopt: saved copy is mode 600" "$(stat -c %a "$work/adopted/$site_uuid.nmconnection")" 600
 contains "--adopt: saved copy holds the profile" "$(cat "$work/adopted/$site_uuid.nmconnection")" \
@@ -186,6 +198,7 @@ expect "--adopt, by pattern: exit 0" "$?" 0
 expect "--adopt, by pattern: only the InfiniBand one is foreign" \
   "$(jq_ '[(f["id"], f["interface"], f["uuid"]) for f in d["foreign"]]' <<<"$out")" \
   "[('by-pattern', 'ib1', '$pattern_uuid')]"
+schema "--adopt, a foreign profile left alone, --json" "$out"
 expect "--adopt, by pattern: the Ethernet profile is left" \
   "$(nmcli -t -f UUID,TYPE connection show | grep -c "^$eth_uuid:802-3-ethernet$")" 1
 # It is also a candidate for IPoIB interfaces the profile does not declare: --adopt leaves it

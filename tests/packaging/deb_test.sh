@@ -78,6 +78,7 @@ has ibsetup /usr/share/man/man5/ibsetup-profile.5.gz
 has ibsetup /etc/ibsetup/cluster.yaml.example
 has ibsetup /usr/share/ibsetup/profiles/example.yaml
 has ibsetup /usr/share/ibsetup/templates/ifcfg-ib
+has ibsetup /usr/share/ibsetup/schema/check.schema.json
 has ibsetup /usr/share/bash-completion/completions/ibsetup
 has ibsetup /lib/systemd/system/ibsetup.service
 has ibsetup /lib/systemd/system/ibsetup-responder.service

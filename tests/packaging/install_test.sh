@@ -31,7 +31,8 @@ lib=$p/$libdir
 
 for f in sbin/ibsetup include/ibsetup/profile.hpp share/man/man8/ibsetup.8 \
   share/man/man5/ibsetup-profile.5 share/ibsetup/templates/ifcfg-ib \
-  share/ibsetup/profiles/example.yaml share/bash-completion/completions/ibsetup; do
+  share/ibsetup/profiles/example.yaml share/ibsetup/schema/check.schema.json \
+  share/bash-completion/completions/ibsetup; do
   if [ -e "$p/$f" ]; then ok "installed $f"; else bad "missing $f"; fi
 done
 for f in libibsetup.so.1 libibsetup.so ibsetup/ibsetup-nm.so ibsetup/ibsetup-yaml.so \

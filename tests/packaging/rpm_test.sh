@@ -75,6 +75,7 @@ has "$main" /etc/ibsetup
 has "$main" /etc/ibsetup/cluster.yaml.example
 has "$main" /usr/share/ibsetup/profiles/example.yaml
 has "$main" /usr/share/ibsetup/templates/ifcfg-ib
+has "$main" /usr/share/ibsetup/schema/check.schema.json
 has "$main" /usr/share/ibsetup/templates/ifcfg-ib-child
 has "$main" /usr/share/bash-completion/completions/ibsetup
 has "$main" /usr/lib/systemd/system/ibsetup.service

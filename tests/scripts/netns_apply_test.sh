@@ -38,6 +38,14 @@ fresh() {  # two namespaces joined by ib0 <-> ib0, plus ib1 <-> ib9 and an undec
   ip -n "$nsa" addr add 192.0.2.9/24 dev eth9
 }
 snapshot() { echo "$(in_a ip -j addr show)$(in_a ip -j link show)"; }
+# schema NAME SCHEMA JSON: JSON conforms to docs/schema/SCHEMA.schema.json (python3 jsonschema
+# needed; without it tests/schema/schema_test.sh skips and so does this).
+src=$(cd "$(dirname "$0")/../.." && pwd)
+schema() {
+  python3 -c 'from jsonschema import Draft7Validator' 2>/dev/null || return 0
+  expect "$1: conforms to $2.schema.json" \
+    "$(python3 "$src/tests/schema/validate_json.py" "$src/docs/schema/$2.schema.json" - <<<"$3" 2>&1)" ""
+}
 
 cat >"$work/cluster.yaml" <<'YAML'
 version: 1
@@ -69,6 +77,7 @@ done
 in_a "$ibsetup" plan "$work/cluster.yaml" --node n1 --no-firmware --json -q >"$work/w.out"
 expect "plan --json -q: the warnings stay in the JSON" \
   "$(grep -o '"warnings":\["ib0: not an IPoIB interface' "$work/w.out")" '"warnings":["ib0: not an IPoIB interface'
+schema "plan --json -q" plan "$(cat "$work/w.out")"
 
 # 1. apply sets MTU, addresses and link state for real.
 fresh
@@ -93,6 +102,8 @@ expect "the monitor is gone with its pid" "$(ip netns pids "$nsa")" ""
 expect "re-apply exits 0" "$rc" 0
 expect "re-apply reports 0 changes" "$(grep -o '"changes":[0-9]*' <<<"$out")" '"changes":0'
 expect "re-apply sends no change message" "$(cat "$work/monitor")" ""
+schema "re-apply --json" apply "$out"
+schema "apply --dry-run --json" apply "$(apply_a --dry-run --json --no-firmware 2>/dev/null)"
 
 # 3. an extra address on a declared interface goes; one on an undeclared interface stays.
 in_a ip addr add 10.99.0.5/24 dev ib0
@@ -113,6 +124,15 @@ expect "failed apply exits 7" "$rc" 7
 expect "state after rollback is byte-for-byte the state before" "$after" "$before"
 grep -q "ib1: add fd00:78::1/64: the kernel refused" <<<"$out" && ok "failure names the refused step" || bad "failure names the refused step" "$out"
 grep -q "rollback: ib0 mtu back to 1500: ok" <<<"$out" && ok "rollback steps are reported" || bad "rollback steps are reported" "$out"
+fresh
+in_a sysctl -q -w net.ipv6.conf.ib1.disable_ipv6=1
+out=$(apply_a --json 2>/dev/null)
+expect "failed apply --json: the report says why" "$(grep -c '"ok":false.*"rollback":\["' <<<"$out")" 1
+schema "failed apply --json" apply "$out"
+fresh
+out=$(apply_a --json 2>/dev/null)
+expect "apply --json: the changes made" "$(grep -c '"ok":true,"changes":[1-9]' <<<"$out")" 1
+schema "apply --json" apply "$out"
 
 # 5. SIGTERM mid-apply rolls back too.
 fresh
