@@ -56,7 +56,7 @@ const char* const k_footer = R"(Exit codes:
   1  internal error (a bug in ibsetup; please report it)
   2  usage error (bad command line)
   3  invalid input (the profile or another input file; every problem is listed);
-     partitions: profile hosts missing from the inventories, or a GUID on two hosts
+     partitions: profile hosts missing from the inventories, or a GUID on two ports
      (without --allow-missing)
   4  environment problem (missing file, permission or program on this host; standard
      output that cannot be written; a NetworkManager checkpoint another tool holds)

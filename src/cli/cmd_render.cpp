@@ -82,7 +82,8 @@ RenderCommands::RenderCommands(CLI::App& app, CLI::App* apply)
                        "on standard input, a directory of HOST.json, an ibnetdiscover file) "
                        "instead of this host's inventory");
   m_render->add_flag("--json", m_json, "Print what was written as JSON");
-  m_render->add_flag("-q,--quiet", m_quiet, "Print only errors");
+  m_render->add_flag("-q,--quiet", m_quiet,
+                     "Print nothing but errors (--dry-run still prints its preview)");
   m_render->add_flag("--dry-run", m_dry_run,
                      "Print what would be written (would create, would update or unchanged) "
                      "and each changed file's content; write nothing");

@@ -31,6 +31,24 @@ namespace responder {
 
 void Responder::listen()
 {
+  // --bind is read before the RDMA CM is opened: text that is no address is the same error
+  // (exit 3) on a host without a device.
+  sockaddr_storage address{};
+  if (m_options.bind.empty()) {
+    // The IPv6 wildcard (::) also takes IPv4 clients (the RDMA CM follows net.ipv6.bindv6only).
+    IpAddress any;
+    any.family = Family::ipv6;
+    address = to_sockaddr(any, m_options.port);
+  } else {
+    auto parsed = IpAddress::parse(m_options.bind, Family::ipv4);
+    if (!parsed) {
+      parsed = IpAddress::parse(m_options.bind, Family::ipv6);
+    }
+    if (!parsed) {
+      throw InputError("responder: --bind " + m_options.bind + ": not an IPv4 or IPv6 address");
+    }
+    address = to_sockaddr(*parsed, m_options.port);
+  }
   m_channel = rdma_create_event_channel();
   if (m_channel == nullptr) {
     const int error = errno;
@@ -49,22 +67,6 @@ void Responder::listen()
   if (rdma_create_id(m_channel, &m_listener, nullptr, RDMA_PS_TCP) != 0) {
     m_listener = nullptr;
     throw EnvironmentError(std::string("responder: rdma_create_id: ") + std::strerror(errno));
-  }
-  sockaddr_storage address{};
-  if (m_options.bind.empty()) {
-    // The IPv6 wildcard (::) also takes IPv4 clients (the RDMA CM follows net.ipv6.bindv6only).
-    IpAddress any;
-    any.family = Family::ipv6;
-    address = to_sockaddr(any, m_options.port);
-  } else {
-    auto parsed = IpAddress::parse(m_options.bind, Family::ipv4);
-    if (!parsed) {
-      parsed = IpAddress::parse(m_options.bind, Family::ipv6);
-    }
-    if (!parsed) {
-      throw InputError("responder: --bind " + m_options.bind + ": not an IPv4 or IPv6 address");
-    }
-    address = to_sockaddr(*parsed, m_options.port);
   }
   if (rdma_bind_addr(m_listener, reinterpret_cast<sockaddr*>(&address)) != 0 ||
       rdma_listen(m_listener, 16) != 0) {

@@ -140,10 +140,12 @@ def main():
         check(rc == 5 and report.get("ok") is False and failed == ["cn03", "cn05", "cn14", "cn16"],
               "--verify --json, broken file: exit %d, failing %s" % (rc, failed))
         check(schema_errors(out) == "", "--verify --json, broken file: %s" % schema_errors(out))
-        # The schema is strict: a status outside its vocabulary is rejected.
-        strict = json.dumps(dict(report, ports=[dict(report["ports"][0], status="skip")]))
-        check("$.ports[0].status" in schema_errors(strict),
-              "--verify --json: the schema accepted status skip: %r" % schema_errors(strict))
+        # The schema is strict: a status outside its vocabulary is rejected (when there is a
+        # validator: schema_errors says "" without one).
+        if report["ports"] and schema_errors("{}"):
+            strict = json.dumps(dict(report, ports=[dict(report["ports"][0], status="skip")]))
+            check("$.ports[0].status" in schema_errors(strict),
+                  "--verify --json: the schema accepted status skip: %r" % schema_errors(strict))
 
     with fabric.Fabric() as fab:
         limited_default(fab, binary)

@@ -97,6 +97,10 @@ hostile rdma-port-zero 2 '--rdma-port must be 1 to 65535' -- check "$lab" --node
 hostile rdma-port-high 2 '--rdma-port must be 1 to 65535' -- \
   check "$lab" --node lab01 --rdma-port 65536
 hostile responder-once-count 2 '--once and --count disagree; give one' -- responder --once --count 5
+# Text that is no address is exit 3 whether or not the host has an RDMA device (it was read
+# after the RDMA CM opened: exit 4 here, "cannot open the RDMA connection manager").
+hostile responder-bind-text 3 'responder: --bind cn01: not an IPv4 or IPv6 address' -- \
+  responder --bind cn01 --timeout 1
 
 # The backend line names its reason once: "backend netlink: asked for with --backend" (the
 # plan then fails here: this machine has no lab01 interfaces).

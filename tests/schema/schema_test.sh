@@ -12,7 +12,7 @@ set -u
 bin=$1
 src=$2
 if ! python3 -c 'from jsonschema import Draft7Validator' 2>/dev/null; then
-  echo "SKIP: python3 jsonschema is not installed"
+  echo "SKIP: python3 jsonschema with Draft7Validator (3.0 or later) is not installed"
   exit 77
 fi
 # shellcheck source=../scripts/expect.sh
@@ -32,13 +32,24 @@ declare -A validated=()
 conforms() { printf '%s\t%s\n' "$1" "$3" >>"$work/conforms.$2"; }
 rejected() { printf '%s\t%s\n' "$1" "$3" >>"$work/rejected.$2"; }
 judge() {
-  local q schema out name file errors kind
+  local q schema out name file errors kind rc
   for q in "$work"/conforms.* "$work"/rejected.*; do
     [ -f "$q" ] || continue
     kind=${q##*/}
     kind=${kind%%.*}
     schema=${q##*.}
     out=$(cut -f2 "$q" | tr '\n' '\0' | xargs -0 python3 "$validator" "$schemas/$schema.schema.json" 2>&1)
+    rc=$?
+    # xargs says 0 when every run found its documents valid and 123 when a run said 1
+    # (invalid) or 2 (usage, unreadable); a validator that crashed (Python's own exit 1)
+    # must not pass a queue of valid outputs, nor one of mutated outputs on the errors it
+    # printed before it died: validate_json.py turns an unexpected exception into exit 3.
+    if [ "$kind" = conforms ]; then
+      expect "$schema: the validator found every queued output valid" "$rc" 0
+    else
+      expect "$schema: the validator found the mutated outputs invalid" "$rc" 123
+      expect "$schema: the validator did not fail" "$(grep -c 'validate_json.py: internal error' <<<"$out")" 0
+    fi
     while IFS=$'\t' read -r name file; do
       errors=$(awk -v f="$file" 'index($0, f ":") == 1 || index($0, f "[document ") == 1 ||
         index($0, "validate_json.py: " f ":") == 1' <<<"$out")
@@ -116,6 +127,11 @@ expect "validate_json.py: unreadable file: exit 2" "$?" 2
 echo '{"host":' >"$work/broken.json"
 python3 "$validator" "$schemas/check.schema.json" "$work/broken.json" >/dev/null 2>&1
 expect "validate_json.py: not JSON: exit 1" "$?" 1
+# A failure of the validator itself (here Python's RecursionError on 100,000 nested arrays) is
+# exit 3, never the 1 of an invalid document or the 0 of a valid one.
+head -c 100000 /dev/zero | tr '\0' '[' >"$work/deep.json"
+python3 "$validator" "$schemas/check.schema.json" "$work/deep.json" >/dev/null 2>&1
+expect "validate_json.py: its own failure: exit 3" "$?" 3
 
 # --- validate: every example profile (valid), every invalid profile, an unreadable file.
 for p in "$src"/profiles/*.yaml; do

@@ -8,7 +8,7 @@ stream of `check --json` lines, say). Every error is printed on standard output 
 and JSON path (`out.json: $.checks[3].status: 'error' is not one of [...]`), and so is a file
 that is not JSON (`out.json: not JSON: ...`). Exit status: 0 when every document is valid, 1
 on any error, 2 on usage (wrong arguments, an unreadable or invalid schema, an unreadable
-FILE). Several FILEs are checked in one run (one interpreter start for a test's hundreds of
+FILE), 3 when the validator itself failed. Several FILEs are checked in one run (one interpreter start for a test's hundreds of
 outputs).
 
 Only long-standing jsonschema API is used (Draft7Validator, check_schema, iter_errors,
@@ -119,4 +119,9 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    try:
+        sys.exit(main(sys.argv))
+    except Exception as e:  # pylint: disable=broad-except
+        # Not Python's exit 1, which says "invalid": a caller must not take a crash for a verdict.
+        sys.stderr.write("validate_json.py: internal error: %r\n" % (e,))
+        sys.exit(3)
