@@ -55,28 +55,7 @@ fw() {
     --reboot-marker "${fw_marker:-$marker_file}" 2>&1
 }
 
-cat >"$work/two.yaml" <<'EOF'
-version: 1
-nodes:
-  - hosts: "n1"
-    hcas:
-      - {device: mlx5_0, link_type: ib}
-      - {device: mlx5_1, link_type: ib}
-    interfaces:
-      - {name: ib0, device: mlx5_0, port: 1}
-EOF
-cat >"$work/vpi.yaml" <<'EOF'
-version: 1
-nodes:
-  - hosts: "v1"
-    hcas:
-      - device: mlx5_0
-        ports:
-          - {port: 1, link_type: ib}
-          - {port: 2, link_type: ib}
-    interfaces:
-      - {name: ib0, device: mlx5_0, port: 1}
-EOF
+cp "$src/tests/data/firmware/two.yaml" "$src/tests/data/firmware/vpi.yaml" "$work/"
 cat >"$work/eth.yaml" <<'EOF'
 version: 1
 nodes:
@@ -90,13 +69,7 @@ nodes:
       - {name: ib0, device: mlx5_0, port: 1}
       - {name: ib1, device: mlx5_0, port: 2}
 EOF
-cat >"$work/none.yaml" <<'EOF'
-version: 1
-nodes:
-  - hosts: "n1"
-    interfaces:
-      - {name: ib0, device: mlx5_0, port: 1}
-EOF
+cp "$src/tests/data/firmware/none.yaml" "$work/"
 two=(--node n1 --sysfs-root "$fixtures/hdr-2hca")
 vpi=(--node v1 --sysfs-root "$fixtures/vpi-eth-port")
 

@@ -204,28 +204,7 @@ fake() {
   rm -rf "$work/state"
   mkdir -p "$work/state"
 }
-cat >"$work/two.yaml" <<'EOF'
-version: 1
-nodes:
-  - hosts: "n1"
-    hcas:
-      - {device: mlx5_0, link_type: ib}
-      - {device: mlx5_1, link_type: ib}
-    interfaces:
-      - {name: ib0, device: mlx5_0, port: 1}
-EOF
-cat >"$work/vpi.yaml" <<'EOF'
-version: 1
-nodes:
-  - hosts: "v1"
-    hcas:
-      - device: mlx5_0
-        ports:
-          - {port: 1, link_type: ib}
-          - {port: 2, link_type: ib}
-    interfaces:
-      - {name: ib0, device: mlx5_0, port: 1}
-EOF
+cp "$src/tests/data/firmware/two.yaml" "$src/tests/data/firmware/vpi.yaml" "$work/"
 fw=(--mstconfig "$work/mstconfig" --lock-file "$work/lock" --reboot-marker "$work/reboot-required")
 two=("$work/two.yaml" --node n1 --sysfs-root "$fixtures/hdr-2hca")
 vpi=("$work/vpi.yaml" --node v1 --sysfs-root "$fixtures/vpi-eth-port")
@@ -239,13 +218,7 @@ fake
 printf 'LINK_TYPE_P1=IB\nLINK_TYPE_P2=ETH\n' >"$work/state/0000:5e:00.0"
 run firmware-reboot 9 firmware firmware "${vpi[@]}" "${fw[@]}" --apply --json
 run firmware-pending 0 firmware firmware "${vpi[@]}" "${fw[@]}" --json
-cat >"$work/none.yaml" <<'EOF'
-version: 1
-nodes:
-  - hosts: "n1"
-    interfaces:
-      - {name: ib0, device: mlx5_0, port: 1}
-EOF
+cp "$src/tests/data/firmware/none.yaml" "$work/"
 run firmware-none 0 firmware firmware "$work/none.yaml" --node n1 --sysfs-root "$fixtures/hdr-2hca" \
   "${fw[@]}" --json
 # A plan --json with the firmware warnings among its own.
