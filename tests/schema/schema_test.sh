@@ -314,31 +314,10 @@ print(" ".join(sorted({p["outcome"] for p in json.load(open(sys.argv[1]))["probl
 # complete, with a member missing, and with --allow-missing.
 hosts=(hdr-2hca pkey-child no-sm mlx4-connectx3)
 for h in "${hosts[@]}"; do printf 'n-%s: ' "$h"; inventory "n-$h" "$h"; done >"$work/all.txt"
-cat >"$work/c.yaml" <<'EOF'
-version: 1
-nodes:
-  - hosts: n-hdr-2hca,n-pkey-child
-    interfaces:
-      - name: ib0
-        ipv4: 10.0.0.0/24
-      - parent: ib0
-        pkey: 0x8001
-        ipv4: 10.1.0.0/24
-      - parent: ib0
-        pkey: 0x8002
-        mtu: 2044
-        mode: datagram
-        ipv4: 10.2.0.0/24
-  - hosts: n-no-sm,n-mlx4-connectx3,n-absent
-    interfaces:
-      - name: ib0
-        ipv4: 10.0.1.0/24
-partitions:
-  pkeys:
-    - pkey: 0x8002
-      name: storage
-      limited: n-no-sm,n-absent
-EOF
+# A member with no inventory (n-absent), in a node group and in the partition.
+sed -e 's/^\(  - hosts: n-no-sm,n-mlx4-connectx3\)$/\1,n-absent/' \
+  -e 's/^\(      limited: n-no-sm\)$/\1,n-absent/' "$src/tests/data/partitions/cluster.yaml" >"$work/c.yaml"
+expect "partitions: the profile names n-absent twice" "$(grep -c 'n-absent$' "$work/c.yaml")" 2
 run partitions-missing 3 partitions partitions "$work/c.yaml" --inventories - --json <"$work/all.txt"
 run partitions-allow-missing 0 partitions partitions "$work/c.yaml" --inventories - --json --allow-missing <"$work/all.txt"
 sed -i 's/,n-absent//g' "$work/c.yaml"

@@ -20,31 +20,9 @@ inventory() {
 }
 for h in "${hosts[@]}"; do inventory "n-$h" "$h"; done >"$dir/all.txt"
 
-cat >"$dir/c.yaml" <<'EOF'
-version: 1
-nodes:
-  - hosts: n-hdr-2hca,n-pkey-child
-    interfaces:
-      - name: ib0
-        ipv4: 10.0.0.0/24
-      - parent: ib0
-        pkey: 0x8001
-        ipv4: 10.1.0.0/24
-      - parent: ib0
-        pkey: 0x8002
-        mtu: 2044
-        mode: datagram
-        ipv4: 10.2.0.0/24
-  - hosts: n-no-sm,n-mlx4-connectx3
-    interfaces:
-      - name: ib0
-        ipv4: 10.0.1.0/24
-partitions:
-  pkeys:
-    - pkey: 0x8002
-      name: storage
-      limited: n-no-sm
-EOF
+# No comment in it: cases below append to it and name its line numbers (shared with
+# tests/schema/schema_test.sh).
+cp "$src/tests/data/partitions/cluster.yaml" "$dir/c.yaml"
 
 cp "$dir/c.yaml" "$dir/c.orig.yaml"  # later cases edit c.yaml
 
