@@ -141,4 +141,26 @@ IBSETUP_RDMA_HIDDEN __be16 rdma_get_src_port(rdma_cm_id* id)
   return f != nullptr ? f(id) : unavailable<__be16>(0);
 }
 
+IBSETUP_RDMA_HIDDEN ibv_context** rdma_get_devices(int* num_devices)
+{
+  static const auto f =
+      real<decltype(&rdma_get_devices)>(Lib::rdmacm, "rdma_get_devices", "RDMACM_1.0");
+  if (f != nullptr) {
+    return f(num_devices);
+  }
+  if (num_devices != nullptr) {
+    *num_devices = 0;
+  }
+  return unavailable<ibv_context**>(nullptr);
+}
+
+IBSETUP_RDMA_HIDDEN void rdma_free_devices(ibv_context** list)
+{
+  static const auto f =
+      real<decltype(&rdma_free_devices)>(Lib::rdmacm, "rdma_free_devices", "RDMACM_1.0");
+  if (f != nullptr) {
+    f(list);
+  }
+}
+
 }  // extern "C"

@@ -73,7 +73,31 @@ void Responder::listen()
     throw EnvironmentError("responder: cannot listen on " + where(m_options) + ": " +
                            std::strerror(errno));
   }
+  m_next_sync = Clock::now() + k_device_sync;
   m_log("listening on " + where(m_options));
+}
+
+// librdmacm closes a removed device's verbs context only once a listing of the devices no
+// longer shows it, and rdma_get_devices is the only call that lists them again. Until then a
+// provider that cannot take its contexts back from processes (Soft-RoCE, siw) keeps the
+// kernel from removing the device (`rdma link delete`, a driver unload), and a device that
+// comes back with the same GUID (a reset HCA) is taken for its dead predecessor, so that no
+// connection to it could be accepted. librdmacm cannot notice the last device going (an empty
+// listing is an error to it): with no device left the responder ends, releasing every context,
+// and a service is started again by systemd (Restart=on-failure) once a device is back.
+void Responder::sync_devices()
+{
+  int n = 0;
+  ibv_device** devices = ibv_get_device_list(&n);
+  if (devices != nullptr) {
+    ibv_free_device_list(devices);
+    if (n == 0) {
+      throw EnvironmentError("responder: no RDMA device left on this host; no longer listening");
+    }
+  }
+  if (ibv_context** contexts = rdma_get_devices(nullptr); contexts != nullptr) {
+    rdma_free_devices(contexts);
+  }
 }
 
 void Responder::drop(rdma_cm_id* id, const std::string& why)
@@ -237,6 +261,20 @@ void Responder::on_event(rdma_cm_id* id, rdma_cm_event_type type,
     drop(id, "");
     return;
   }
+  case RDMA_CM_EVENT_DEVICE_REMOVAL:
+    if (id == m_listener) {
+      // A listener bound to an address is bound to its device, and the kernel waits for the
+      // listener's id to be destroyed (with ibverbs' context on a device that cannot
+      // disassociate, for the process to end) before the device is gone: serving on would
+      // hold `rdma link delete`, a driver unload or a firmware reset until the responder
+      // stops. It ends instead, as an error, so that systemd's Restart=on-failure starts it
+      // again once the address is back. (A wildcard listener sees no such event: the RDMA CM
+      // listens on each device for it, and on a device added later too.)
+      throw EnvironmentError("responder: the RDMA device under " + where(m_options) +
+                             " was removed; no longer listening");
+    }
+    drop(id, "its RDMA device was removed");
+    return;
   default:
     if (id != m_listener) {
       const auto it = m_connections.find(id);
@@ -283,6 +321,10 @@ int Responder::serve()
       return m_served;
     }
     expire(now);
+    if (now >= m_next_sync) {
+      sync_devices();
+      m_next_sync = now + k_device_sync;
+    }
     // Latency sessions are served by busy-polling their CQs while messages arrive, as
     // ib_send_lat's server does (waking up from poll() would be most of a small message's
     // latency); the event channel and the other sessions are still looked at every
@@ -299,6 +341,8 @@ int Responder::serve()
     if (m_stop != nullptr) {
       deadlines.emplace_back(now, 20);
     }
+    deadlines.emplace_back(
+        now, clamp_ms(std::chrono::ceil<std::chrono::milliseconds>(m_next_sync - now).count()));
     for (const auto& [id, c] : m_connections) {
       if (c.endpoint) {
         fds.push_back({c.endpoint->fd(), POLLIN, 0});

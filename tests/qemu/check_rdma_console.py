@@ -69,6 +69,34 @@ def main(argv):
     err = out.get("badbind-stderr", [])
     r.check("badbind: says it cannot listen on 192.168.77.99",
             any("cannot listen on 192.168.77.99 port 18515" in l for l in err), stderr=err)
+    # 6. Devices removed under running responders: each removal within a couple of seconds
+    # (the old responder held it up for its whole 60 s --timeout).
+    bounded(r, "unbound", took.get("unbound"), SLACK_S)
+    r.check("unbound: rdma link delete rxe0 succeeded", rcs.get("unbound") == 0,
+            rc=rcs.get("unbound"))
+    r.check("unbound_responder: exit code 4 (environment)", rcs.get("unbound_responder") == 4,
+            rc=rcs.get("unbound_responder"))
+    log = out.get("unbound_responder", [])
+    r.check("unbound_responder: says its device was removed",
+            any("RDMA device under 192.168.77.2 port 18515 was removed" in l for l in log),
+            log=log)
+    for name in ("before_removal", "after_removal"):
+        got = results(r, out, rcs, name)
+        if got is not None:
+            expect(r, name, got, "rdma.pingpong", "cn2", "pass", observed=("round trip", ))
+        bounded(r, name, took.get(name), 2 * 2.0 + SLACK_S)
+    bounded(r, "removal", took.get("removal"), 1.0 + SLACK_S)
+    r.check("removal: rdma link delete rxe0 succeeded", rcs.get("removal") == 0,
+            rc=rcs.get("removal"))
+    bounded(r, "last_device", took.get("last_device"), 2 * (1.0 + SLACK_S))
+    r.check("last_device: both deleted", rcs.get("last_device") == 0, rc=rcs.get("last_device"))
+    r.check("wildcard_responder: exit code 4 (environment)",
+            rcs.get("wildcard_responder") == 4, rc=rcs.get("wildcard_responder"))
+    log = out.get("wildcard_responder", [])
+    r.check("wildcard_responder: echoed before and after the removal",
+            sum("echoed 64 bytes to 192.168.77.1" in l for l in log) == 2, log=log)
+    r.check("wildcard_responder: says no device is left",
+            any("no RDMA device left on this host" in l for l in log), log=log)
     return r.finish()
 
 

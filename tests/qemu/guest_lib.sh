@@ -53,3 +53,16 @@ wait_listening() {
   done
   return 1
 }
+
+# Waits up to 10 s for port 1 of RDMA device $1 to be ACTIVE.
+wait_active() {
+  i=0
+  while [ $i -lt 100 ]; do
+    case "$(cat "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null)" in
+      *ACTIVE*) return 0 ;;
+    esac
+    sleep 0.1
+    i=$((i + 1))
+  done
+  return 1
+}

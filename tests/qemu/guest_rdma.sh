@@ -64,3 +64,41 @@ wait $responder
 
 # 4. The responder's own errors: a bind address this host does not have.
 section badbind /bin/ibsetup responder --bind 192.168.77.99 --once --timeout 5
+
+# 6. RDMA devices removed under running responders (`rdma link delete`, as a driver unload or
+# an HCA's reset does): a responder must neither hold the removal up nor go on serving a dead
+# device. Soft-RoCE cannot take a device's contexts back from a process, so the kernel waits
+# for every process that has the device open; the 60 s --timeout is what the old responder
+# held each removal up for.
+# 6a. Bound to an address on rxe0: it ends (exit 4, for systemd's Restart=on-failure).
+: >/tmp/responder.log
+/bin/ibsetup responder --bind 192.168.77.2 --timeout 60 >/tmp/responder.log 2>&1 &
+responder=$!
+wait_listening || echo "guest: the responder did not start listening"
+section unbound /usr/sbin/rdma link delete rxe0
+wait $responder
+log_section unbound_responder /tmp/responder.log $?
+
+# 6b. On every address, with a second device (rxe1) that stays: it lets rxe0 go after serving
+# through it, and serves through the rxe0 that comes back (the same GUID).
+/usr/sbin/rdma link add rxe0 type rxe netdev dummy0
+/usr/sbin/ip link add dummy1 type dummy
+/usr/sbin/ip link set dummy1 up
+/usr/sbin/rdma link add rxe1 type rxe netdev dummy1
+wait_active rxe0 && wait_active rxe1 || echo "guest: rxe0 or rxe1 not ACTIVE"
+: >/tmp/responder.log
+/bin/ibsetup responder --timeout 60 >/tmp/responder.log 2>&1 &
+responder=$!
+wait_listening || echo "guest: the responder did not start listening"
+section before_removal /bin/ibsetup check /tmp/rdma.yaml --node cn1 --json --rdma-pingpong \
+  --peer-timeout-ms 2000 $rdma_only
+section removal /usr/sbin/rdma link delete rxe0
+/usr/sbin/rdma link add rxe0 type rxe netdev dummy0
+wait_active rxe0 || echo "guest: rxe0 not ACTIVE again"
+section after_removal /bin/ibsetup check /tmp/rdma.yaml --node cn1 --json --rdma-pingpong \
+  --peer-timeout-ms 2000 $rdma_only
+
+# 6c. The last device goes: it ends, so that the removal can finish.
+section last_device sh -c '/usr/sbin/rdma link delete rxe1 && /usr/sbin/rdma link delete rxe0'
+wait $responder
+log_section wildcard_responder /tmp/responder.log $?

@@ -92,6 +92,10 @@ TEST_F(RdmaDlMissing, RdmacmCallsFailAsDocumented)
   EXPECT_EQ(rdma_get_cm_event(nullptr, nullptr), -1);
   EXPECT_EQ(rdma_ack_cm_event(nullptr), -1);
   EXPECT_EQ(rdma_get_src_port(nullptr), 0);
+  int devices = 5;
+  EXPECT_EQ(rdma_get_devices(&devices), nullptr);
+  EXPECT_EQ(devices, 0);
+  rdma_free_devices(nullptr);
   EXPECT_STREQ(rdma_event_str(RDMA_CM_EVENT_ESTABLISHED), "UNKNOWN EVENT");
   rdma_destroy_qp(nullptr);
   rdma_destroy_event_channel(nullptr);
