@@ -47,6 +47,9 @@ struct Connection {
   bool established = false;
 };
 
+// How often a measurement looks for its connections' end (Session::throw_if_ended).
+constexpr auto k_event_look = std::chrono::milliseconds(10);
+
 // The connections of one session on their own event channel; disconnects and frees
 // everything when it goes.
 class Session {
@@ -123,6 +126,31 @@ public:
 
   std::vector<Connection>& connections() { return m_connections; }
 
+  // Throws when a connection ended while the measurement busy-polls its CQs: a removed device
+  // must be let go of at once (the kernel waits for its users, see the responder), and a peer
+  // that disconnected answers nothing more. Looked at every k_event_look (a system call).
+  void throw_if_ended(Clock::time_point now, const std::string& device)
+  {
+    if (now < m_next_look) {
+      return;
+    }
+    m_next_look = now + k_event_look;
+    rdma_cm_event* event = nullptr;
+    std::string why;
+    while (rdma_get_cm_event(m_channel, &event) == 0) {
+      const rdma_cm_event_type type = event->event;
+      rdma_ack_cm_event(event);
+      if (type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+        why = "the RDMA device " + device + " was removed";
+      } else if (why.empty() && type == RDMA_CM_EVENT_DISCONNECTED) {
+        why = "the peer disconnected (RDMA_CM_EVENT_DISCONNECTED)";
+      }
+    }
+    if (!why.empty()) {
+      throw SessionError(why, false);
+    }
+  }
+
 private:
   void wait(Connection& c, rdma_cm_event_type want, const Deadline& deadline, const char* what)
   {
@@ -185,6 +213,7 @@ private:
   int m_deadline_ms;
   rdma_event_channel* m_channel = nullptr;
   std::vector<Connection> m_connections;
+  Clock::time_point m_next_look{};
 };
 
 std::string wc_error(const ibv_wc& wc)
@@ -208,6 +237,7 @@ void run_bandwidth(Session& session, const PerfOptions& perf, int deadline_ms, M
   ibv_wc wc[16];
   for (;;) {
     const auto now = Clock::now();
+    session.throw_if_ended(now, m.device);
     stopping = stopping || now >= stop_at;
     bool drained = true;
     for (size_t i = 0; i < n; ++i) {
@@ -290,12 +320,17 @@ void run_latency(Session& session, const PerfOptions& perf, int deadline_ms,
           send_done = true;
         }
       }
-      if (got == 0 && deadline.expired(Clock::now())) {
+      if (got != 0) {
+        continue;
+      }
+      const auto now = Clock::now();
+      session.throw_if_ended(now, m.device);
+      if (deadline.expired(now)) {
         throw SessionError("no echo within " + std::to_string(deadline_ms) + " ms (round trip " +
                                std::to_string(i + 1) + ")",
                            true);
       }
-      if (got == 0 && whole && whole->expired(Clock::now())) {
+      if (whole && whole->expired(now)) {
         throw not_finished(i);
       }
     }

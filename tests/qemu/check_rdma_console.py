@@ -86,6 +86,12 @@ def main(argv):
             expect(r, name, got, "rdma.pingpong", "cn2", "pass", observed=("round trip", ))
         bounded(r, name, took.get(name), 2 * 2.0 + SLACK_S)
     bounded(r, "removal", took.get("removal"), 1.0 + SLACK_S)
+    got = results(r, out, rcs, "removal_bandwidth")
+    if got is not None:
+        r.check("removal_bandwidth: exit code 5 (a check failed)",
+                rcs.get("removal_bandwidth") == 5, rc=rcs.get("removal_bandwidth"))
+        expect(r, "removal_bandwidth", got, "rdma.bandwidth", "rxe0/1 -> cn2", "fail",
+               message=("the RDMA device rxe0 was removed", ))
     r.check("removal: rdma link delete rxe0 succeeded", rcs.get("removal") == 0,
             rc=rcs.get("removal"))
     bounded(r, "last_device", took.get("last_device"), 2 * (1.0 + SLACK_S))
