@@ -7,6 +7,7 @@
 #include "inventory/parse.hpp"
 #include "os/rdma_dl.hpp"
 #include "os/sysfs.hpp"
+#include "probe/rdma_device_watch.hpp"
 #include "probe/rdma_endpoint.hpp"
 #include "probe/rdma_logic.hpp"
 #include "probe/rdma_numa.hpp"
@@ -33,6 +34,7 @@ struct SessionError : std::runtime_error {
   {
   }
   bool timed_out;
+  bool device_removed = false;
 };
 
 std::string errno_text(const char* call, int error)
@@ -137,17 +139,21 @@ public:
     m_next_look = now + k_event_look;
     rdma_cm_event* event = nullptr;
     std::string why;
+    bool removed = false;
     while (rdma_get_cm_event(m_channel, &event) == 0) {
       const rdma_cm_event_type type = event->event;
       rdma_ack_cm_event(event);
       if (type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
         why = "the RDMA device " + device + " was removed";
+        removed = true;
       } else if (why.empty() && type == RDMA_CM_EVENT_DISCONNECTED) {
         why = "the peer disconnected (RDMA_CM_EVENT_DISCONNECTED)";
       }
     }
     if (!why.empty()) {
-      throw SessionError(why, false);
+      SessionError e(why, false);
+      e.device_removed = removed;
+      throw e;
     }
   }
 
@@ -375,6 +381,11 @@ Measurement measure(bool bandwidth, const PerfTarget& target, const PerfOptions&
   } catch (const SessionError& e) {
     m.error = e.what();
     m.timed_out = e.timed_out;
+    if (e.device_removed) {
+      // The session is gone; what librdmacm still holds of the device goes now, not when the
+      // check (its other peers, its other measurement) ends.
+      release_removed_devices();
+    }
   } catch (const std::exception& e) {
     m.error = e.what();
   }

@@ -77,29 +77,6 @@ void Responder::listen()
   m_log("listening on " + where(m_options));
 }
 
-// librdmacm closes a removed device's verbs context only once a listing of the devices no
-// longer shows it, and rdma_get_devices is the only call that lists them again. Until then a
-// provider that cannot take its contexts back from processes (Soft-RoCE, siw) keeps the
-// kernel from removing the device (`rdma link delete`, a driver unload), and a device that
-// comes back with the same GUID (a reset HCA) is taken for its dead predecessor, so that no
-// connection to it could be accepted. librdmacm cannot notice the last device going (an empty
-// listing is an error to it): with no device left the responder ends, releasing every context,
-// and a service is started again by systemd (Restart=on-failure) once a device is back.
-void Responder::sync_devices()
-{
-  int n = 0;
-  ibv_device** devices = ibv_get_device_list(&n);
-  if (devices != nullptr) {
-    ibv_free_device_list(devices);
-    if (n == 0) {
-      throw EnvironmentError("responder: no RDMA device left on this host; no longer listening");
-    }
-  }
-  if (ibv_context** contexts = rdma_get_devices(nullptr); contexts != nullptr) {
-    rdma_free_devices(contexts);
-  }
-}
-
 void Responder::drop(rdma_cm_id* id, const std::string& why)
 {
   const auto it = m_connections.find(id);
@@ -322,7 +299,10 @@ int Responder::serve()
     }
     expire(now);
     if (now >= m_next_sync) {
-      sync_devices();
+      // Not while a latency session is measured: a listing takes a netlink dump.
+      if (!latency_recent(now)) {
+        m_devices.sync();
+      }
       m_next_sync = now + k_device_sync;
     }
     // Latency sessions are served by busy-polling their CQs while messages arrive, as

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "os/rdma_dl.hpp"
+#include "probe/rdma_device_watch.hpp"
 #include "probe/rdma_endpoint.hpp"
 #include "probe/rdma_logic.hpp"
 #include "probe/rdma_perf.hpp"
@@ -76,7 +77,7 @@ constexpr int k_lat_nap_recent_ms = 1;
 constexpr int k_lat_nap_ms = 10;
 constexpr auto k_lat_recent = std::chrono::seconds(1);
 
-// How often the responder lists the RDMA devices again (Responder::sync_devices says why).
+// How often the responder lists the RDMA devices again (rdma_device_watch.hpp says why).
 constexpr auto k_device_sync = std::chrono::seconds(1);
 
 inline const char* kind_name(SessionKind kind)
@@ -128,8 +129,8 @@ private:
   void finished(const Connection& c);
   void echoed(Connection& c, uint32_t bytes);
   void drop(rdma_cm_id* id, const std::string& why);
-  // Lets librdmacm release removed devices; throws when no device is left.
-  void sync_devices();
+  // Whether a latency session had a message within k_lat_recent.
+  bool latency_recent(Clock::time_point now) const;
   void expire(Clock::time_point now);
   // Connections waiting for a disconnected client's last echo (closing), or the others.
   size_t count(bool closing) const;
@@ -141,7 +142,8 @@ private:
   rdma_cm_id* m_listener = nullptr;
   std::map<rdma_cm_id*, Connection> m_connections;
   uint64_t m_next_serial = 0;
-  Clock::time_point m_next_sync{};  // the next sync_devices()
+  rdma::DeviceWatch m_devices{m_options.sysfs_root};
+  Clock::time_point m_next_sync{};  // the next m_devices.sync()
   int m_served = 0;
 };
 

@@ -122,6 +122,13 @@ bool Responder::spin_latency_sessions()
   }
 }
 
+bool Responder::latency_recent(Clock::time_point now) const
+{
+  return std::any_of(m_connections.begin(), m_connections.end(), [now](const auto& e) {
+    return e.second.kind == SessionKind::latency && now - e.second.last_recv < k_lat_recent;
+  });
+}
+
 int Responder::latency_nap_ms(Clock::time_point now) const
 {
   int nap = -1;

@@ -70,6 +70,11 @@ section badbind /bin/ibsetup responder --bind 192.168.77.99 --once --timeout 5
 # device. Soft-RoCE cannot take a device's contexts back from a process, so the kernel waits
 # for every process that has the device open; the 60 s --timeout is what the old responder
 # held each removal up for.
+# A second device, rxe1, stays until 6c: the responders always have a device left.
+/usr/sbin/ip link add dummy1 type dummy
+/usr/sbin/ip link set dummy1 up
+/usr/sbin/rdma link add rxe1 type rxe netdev dummy1
+wait_active rxe1 || echo "guest: rxe1 not ACTIVE"
 # 6a. Bound to an address on rxe0: it ends (exit 4, for systemd's Restart=on-failure).
 : >/tmp/responder.log
 /bin/ibsetup responder --bind 192.168.77.2 --timeout 60 >/tmp/responder.log 2>&1 &
@@ -79,13 +84,10 @@ section unbound /usr/sbin/rdma link delete rxe0
 wait $responder
 log_section unbound_responder /tmp/responder.log $?
 
-# 6b. On every address, with a second device (rxe1) that stays: it lets rxe0 go after serving
-# through it, and serves through the rxe0 that comes back (the same GUID).
+# 6b. On every address: it lets rxe0 go after serving through it, and serves through the rxe0
+# that comes back.
 /usr/sbin/rdma link add rxe0 type rxe netdev dummy0
-/usr/sbin/ip link add dummy1 type dummy
-/usr/sbin/ip link set dummy1 up
-/usr/sbin/rdma link add rxe1 type rxe netdev dummy1
-wait_active rxe0 && wait_active rxe1 || echo "guest: rxe0 or rxe1 not ACTIVE"
+wait_active rxe0 || echo "guest: rxe0 not ACTIVE again"
 : >/tmp/responder.log
 /bin/ibsetup responder --timeout 60 >/tmp/responder.log 2>&1 &
 responder=$!
@@ -127,7 +129,25 @@ wait_active rxe0 || echo "guest: rxe0 not ACTIVE again"
 section after_removal /bin/ibsetup check /tmp/rdma.yaml --node cn1 --json --rdma-pingpong \
   --peer-timeout-ms 2000 $rdma_only
 
-# 6c. The last device goes: it ends, so that the removal can finish.
+# 6c. The last device goes while the responder holds it (it served through rxe0): it ends, so
+# that the removal can finish.
 section last_device sh -c '/usr/sbin/rdma link delete rxe1 && /usr/sbin/rdma link delete rxe0'
 wait $responder
 log_section wildcard_responder /tmp/responder.log $?
+
+# 6d. A responder that never served holds no device: the only device goes and comes back (an
+# HCA's reset on a single-HCA node) under it, and it serves through the device that came back.
+/usr/sbin/rdma link add rxe0 type rxe netdev dummy0
+wait_active rxe0 || echo "guest: rxe0 not ACTIVE again"
+: >/tmp/responder.log
+/bin/ibsetup responder --once --timeout 60 >/tmp/responder.log 2>&1 &
+responder=$!
+wait_listening || echo "guest: the responder did not start listening"
+section idle_removal /usr/sbin/rdma link delete rxe0
+sleep 2
+/usr/sbin/rdma link add rxe0 type rxe netdev dummy0
+wait_active rxe0 || echo "guest: rxe0 not ACTIVE again"
+section idle_after /bin/ibsetup check /tmp/rdma.yaml --node cn1 --json --rdma-pingpong \
+  --peer-timeout-ms 2000 $rdma_only
+wait $responder
+log_section idle_responder /tmp/responder.log $?
