@@ -127,6 +127,18 @@ def main(argv):
     r.check("big_timeout: --timeout 2147484 still listening after 3 s",
             rcs.get("big_timeout") == 143, rc=rcs.get("big_timeout"),
             out=out.get("big_timeout", []))
+
+    # 4d. The responder ends each session after 1 s (--max-session-time 1): the client fails
+    # naming the disconnect within a second or two, not after its 20 s of writes or its
+    # round trips' deadlines.
+    for name, check_id in (("cut_bandwidth", "rdma.bandwidth"), ("cut_latency", "rdma.latency")):
+        got = results(r, out, rcs, name)
+        if got is not None:
+            failed(r, name, got, check_id, PEER, message=("the peer disconnected", ))
+        bounded(r, name, took.get(name), 1.0 + 2 * SLACK_S)
+    log = out.get("responder4", [])
+    r.check("responder4: dropped both sessions at their cap",
+            sum("session longer than 1 s" in l for l in log) == 2, log=log)
     return r.finish()
 
 

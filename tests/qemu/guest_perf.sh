@@ -96,6 +96,22 @@ fi
 # at once; it must still be listening when busybox's timeout ends it after 3 s (143).
 section big_timeout timeout 3 /bin/ibsetup responder --bind 192.168.77.2 --timeout 2147484
 
+# 4d. The responder ends a session at its --max-session-time: the client says the peer
+# disconnected, within a second of it, instead of writing (or waiting for echoes) until its
+# duration or deadline is out.
+: >/tmp/responder.log
+/bin/ibsetup responder --bind 192.168.77.2 --timeout 60 --max-session-time 1 \
+  >/tmp/responder.log 2>&1 &
+responder=$!
+wait_listening || echo "guest: the responder did not start listening"
+section cut_bandwidth /bin/ibsetup check /tmp/low.yaml --node cn1 --json --peer cn2 \
+  --bandwidth --bw-duration 20 $only
+section cut_latency /bin/ibsetup check /tmp/low.yaml --node cn1 --json --peer cn2 \
+  --latency --lat-iters 1000000 $only
+kill $responder
+wait $responder
+log_section responder4 /tmp/responder.log
+
 # 5. The bench: ibsetup and perftest in turn on rxe0 (both through the RDMA CM to 192.168.77.1),
 # same message size and duration, three rounds.
 # perftest NAME TOOL ARGS...: TOOL's server in the background, then its client as section NAME,
