@@ -17,9 +17,10 @@ namespace ibsetup::check::rdma {
 
 namespace {
 
-// Whether this process holds a uverbs device node that was removed: what the kernel waits to be
-// closed before it removes a device that cannot take its contexts back.
-bool holds_removed_uverbs()
+// Whether this process holds a uverbs device node open: asked when no device is listed, so
+// any it holds is of a removed device, which the kernel may be waiting for. (Not "(deleted)"
+// in the link: where /dev is not devtmpfs, in a container, the node stays.)
+bool holds_uverbs()
 {
   DIR* dir = opendir("/proc/self/fd");
   if (dir == nullptr) {
@@ -35,9 +36,7 @@ bool holds_removed_uverbs()
     }
     const std::string_view t(target, static_cast<size_t>(n));
     constexpr std::string_view prefix = "/dev/infiniband/uverbs";
-    constexpr std::string_view deleted = " (deleted)";
-    if (t.substr(0, prefix.size()) == prefix && t.size() > deleted.size() &&
-        t.substr(t.size() - deleted.size()) == deleted) {
+    if (t.substr(0, prefix.size()) == prefix) {
       held = true;
       break;
     }
@@ -45,6 +44,10 @@ bool holds_removed_uverbs()
   closedir(dir);
   return held;
 }
+
+// Syncs a device no longer listed may still be in sysfs before the responder, holding a
+// uverbs device open with no device listed, ends for it.
+constexpr int k_last_device_grace = 5;
 
 bool safe_name(const std::string& name)
 {
@@ -76,17 +79,25 @@ void DeviceWatch::sync()
     const bool back = std::any_of(listed.begin(), listed.end(),
                                   [&](const auto& d) { return d.second == device.second; });
     if (!back && safe_name(device.second)) {
-      m_vanished.emplace(device.second, 0);
+      m_vanished.insert_or_assign(device.second, 0);
     }
   }
+  // A device back under its name is another device: its predecessor's removal has finished.
+  for (const auto& device : listed) {
+    m_vanished.erase(device.second);
+  }
   m_listed = std::move(listed);
+  if (m_listed.empty()) {
+    m_short = false;  // nothing to open; a device listed later starts afresh
+  }
   if (!m_listed.empty() && (gone || m_short)) {
     int opened = 0;
     if (ibv_context** contexts = rdma_get_devices(&opened); contexts != nullptr) {
       rdma_free_devices(contexts);
     }
     // A device librdmacm fails to open here stays dead to it for the process's life: every
-    // connection through it would fail. Once may be a device still coming up; twice ends.
+    // connection through it would fail. Short once may be a device that left between the two
+    // listings; short twice is a device it could not open, and the responder ends.
     const bool was_short = m_short;
     m_short = opened < static_cast<int>(m_listed.size());
     if (m_short && was_short) {
@@ -107,9 +118,10 @@ void DeviceWatch::sync()
   if (!m_listed.empty()) {
     return;
   }
-  // A second look, a sync later: a removal that does not wait for this process has finished.
+  // A later look: a removal that does not wait for this process (a driver that takes its
+  // contexts back, as mlx5 does) has finished by then.
   for (const auto& [name, syncs] : m_vanished) {
-    if (syncs >= 2 && holds_removed_uverbs()) {
+    if (syncs > k_last_device_grace && holds_uverbs()) {
       throw EnvironmentError("responder: the RDMA device " + name +
                              " is being removed and it was the last one; the responder ends "
                              "so that the removal can finish");

@@ -17,8 +17,8 @@ namespace ibsetup::check::rdma {
 // then the kernel waits for it before it removes a Soft-RoCE or siw device (their contexts
 // cannot be taken back from a process). So when a device leaves the list, the watch has
 // librdmacm list them again, which opens every device left. With no device left librdmacm
-// cannot list (an empty list is an error to it): then a device that is still being removed,
-// while this process holds a removed uverbs device open, ends the process.
+// cannot list (an empty list is an error to it): then a device that is still being removed
+// after k_last_device_grace syncs, while this process holds a uverbs device open, ends it.
 class DeviceWatch {
 public:
   explicit DeviceWatch(std::string sysfs_root) : m_sysfs_root(std::move(sysfs_root)) {}
@@ -31,7 +31,8 @@ private:
   std::string m_sysfs_root;
   std::vector<std::pair<ibv_device*, std::string>> m_listed;  // sorted
   std::map<std::string, int> m_vanished;  // left the list, still in sysfs: syncs since
-  bool m_short = false;                   // the last rdma_get_devices opened fewer than listed
+  // (a name listed again is taken off: it is another device)
+  bool m_short = false;  // the last rdma_get_devices opened fewer than listed
 };
 
 // Has librdmacm list the devices again, closing what it holds of removed ones: for a process

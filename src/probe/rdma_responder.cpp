@@ -73,7 +73,10 @@ void Responder::listen()
     throw EnvironmentError("responder: cannot listen on " + where(m_options) + ": " +
                            std::strerror(errno));
   }
-  m_next_sync = Clock::now() + k_device_sync;
+  // The devices there are now: one removed in the first second is seen going.
+  m_devices.sync();
+  m_last_sync = Clock::now();
+  m_next_sync = m_last_sync + k_device_sync;
   m_log("listening on " + where(m_options));
 }
 
@@ -299,9 +302,11 @@ int Responder::serve()
     }
     expire(now);
     if (now >= m_next_sync) {
-      // Not while a latency session is measured: a listing takes a netlink dump.
-      if (!latency_recent(now)) {
+      // Not while a latency session is measured (a listing takes a netlink dump), unless that
+      // has put it off for k_device_sync_most: back-to-back sessions must not hold a removal.
+      if (!latency_recent(now) || now - m_last_sync >= k_device_sync_most) {
         m_devices.sync();
+        m_last_sync = now;
       }
       m_next_sync = now + k_device_sync;
     }

@@ -79,6 +79,8 @@ constexpr auto k_lat_recent = std::chrono::seconds(1);
 
 // How often the responder lists the RDMA devices again (rdma_device_watch.hpp says why).
 constexpr auto k_device_sync = std::chrono::seconds(1);
+// The longest latency sessions may put that off.
+constexpr auto k_device_sync_most = std::chrono::seconds(5);
 
 inline const char* kind_name(SessionKind kind)
 {
@@ -144,6 +146,7 @@ private:
   uint64_t m_next_serial = 0;
   rdma::DeviceWatch m_devices{m_options.sysfs_root};
   Clock::time_point m_next_sync{};  // the next m_devices.sync()
+  Clock::time_point m_last_sync{};
   int m_served = 0;
 };
 
