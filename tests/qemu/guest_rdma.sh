@@ -96,23 +96,7 @@ section before_removal /bin/ibsetup check /tmp/rdma.yaml --node cn1 --json --rdm
   --peer-timeout-ms 2000 $rdma_only
 # A bandwidth session under way when rxe0 goes: its client lets go at once too (it used to
 # write on for the rest of --bw-duration, holding the removal up).
-cat >/tmp/bw.yaml <<'EOF_BW'
-version: 1
-nodes:
-  - hosts: "cn[1-2]"
-    hcas:
-      - device: rxe0
-        ports: [{port: 1}]
-    interfaces:
-      - name: dummy0
-        device: rxe0
-        port: 1
-        ipv4: 192.168.77.0/24
-    checks:
-      peers: [cn2]
-      bandwidth: {min_gbps: 0.001}
-EOF_BW
-/bin/ibsetup check /tmp/bw.yaml --node cn1 --json --peer cn2 --bandwidth --bw-duration 30 \
+/bin/ibsetup check /tmp/rdma.yaml --node cn1 --json --peer cn2 --bandwidth --bw-duration 30 \
   --timeout 60 $rdma_only >/tmp/bw.json 2>/tmp/bw.err &
 client=$!
 i=0
