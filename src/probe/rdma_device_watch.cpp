@@ -76,9 +76,7 @@ void DeviceWatch::sync()
       continue;
     }
     gone = true;
-    const bool back = std::any_of(listed.begin(), listed.end(),
-                                  [&](const auto& d) { return d.second == device.second; });
-    if (!back && safe_name(device.second)) {
+    if (safe_name(device.second)) {
       m_vanished.insert_or_assign(device.second, 0);
     }
   }
@@ -89,8 +87,7 @@ void DeviceWatch::sync()
   m_listed = std::move(listed);
   if (m_listed.empty()) {
     m_short = false;  // nothing to open; a device listed later starts afresh
-  }
-  if (!m_listed.empty() && (gone || m_short)) {
+  } else if (gone || m_short) {
     int opened = 0;
     if (ibv_context** contexts = rdma_get_devices(&opened); contexts != nullptr) {
       rdma_free_devices(contexts);
